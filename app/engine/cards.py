@@ -1,0 +1,66 @@
+"""Cards as small integers.
+
+A card is an ``int`` from 0 to 51: ``suit * 13 + rank_index``, suits in the order
+spades, hearts, diamonds, clubs (``S H D C``) and rank indexes 0 (Ace) to 12 (King).
+With this encoding the card one rank higher in the same suit is ``card + 1`` and the
+card one lower is ``card - 1`` (within a suit), which keeps the hot paths cheap.
+"""
+
+from __future__ import annotations
+
+SUITS = "SHDC"
+RANKS = "A23456789TJQK"
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+SUIT_SINGULAR = ("spade", "heart", "diamond", "club")
+RANK_NAMES = (
+    "ace", "two", "three", "four", "five", "six", "seven",
+    "eight", "nine", "ten", "jack", "queen", "king",
+)
+ACE = 0
+KING = 12
+DECK = tuple(range(52))
+
+Card = int
+
+_CODES = tuple(r + s for s in SUITS for r in RANKS)
+_BY_CODE = {code: i for i, code in enumerate(_CODES)}
+
+
+def suit_of(card: Card) -> int:
+    return card // 13
+
+
+def rank_of(card: Card) -> int:
+    """Rank index: 0 for an Ace, 12 for a King."""
+    return card % 13
+
+
+def make_card(rank_index: int, suit: int) -> Card:
+    return suit * 13 + rank_index
+
+
+def code(card: Card) -> str:
+    """The two-character code of a card, e.g. ``"7H"``, ``"TS"``."""
+    return _CODES[card]
+
+
+def parse_card(text: str) -> Card:
+    """Parse a card code such as ``"7H"``; raises ``ValueError`` for anything else."""
+    try:
+        return _BY_CODE[text]
+    except KeyError:
+        raise ValueError(f"{text!r} is not a card code") from None
+
+
+def is_card_code(text: str) -> bool:
+    return text in _BY_CODE
+
+
+def name(card: Card) -> str:
+    """A name a player reads: ``"seven of hearts"``."""
+    return f"{RANK_NAMES[card % 13]} of {SUIT_NAMES[card // 13]}"
+
+
+def run_of(suit: int) -> list[Card]:
+    """The thirteen cards of a completed run of ``suit``, King (deepest) down to Ace."""
+    return [suit * 13 + r for r in range(12, -1, -1)]
