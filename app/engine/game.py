@@ -39,7 +39,7 @@ _RUNS = tuple(run_of(s) for s in range(4))
 
 
 class Move(NamedTuple):
-    """Pick up the card at ``from_index`` of ``from_column`` (and all on it); drop on ``to_column``."""
+    """Pick up the card at ``from_index`` of ``from_column`` (and all on it) for ``to_column``."""
 
     from_column: int
     from_index: int
