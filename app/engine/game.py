@@ -61,8 +61,15 @@ Status = Literal["playing", "won"]
 
 
 def _pack_move(a: int, i: int, b: int, n: int, sr: int, sv: int, tr: int, tv: int) -> int:
-    return (a << 1) | (i << 4) | (b << 10) | (n << 13) | (sr << 19) | (sv << 20) | (tr << 21) | (
-        tv << 22
+    return (
+        (a << 1)
+        | (i << 4)
+        | (b << 10)
+        | (n << 13)
+        | (sr << 19)
+        | (sv << 20)
+        | (tr << 21)
+        | (tv << 22)
     )
 
 
@@ -215,8 +222,7 @@ class Game:
             )
         if dst[-1] != card + 1:
             raise IllegalMove(
-                f"The {name(card)} can only go on the {name(card + 1)}, "
-                f"not on the {name(dst[-1])}."
+                f"The {name(card)} can only go on the {name(card + 1)}, not on the {name(dst[-1])}."
             )
 
     def move(self, a: int, i: int, b: int) -> None:
@@ -401,9 +407,7 @@ class Game:
             stock_left = bool(self.stock)
             if self.variant.empty_accepts_any:
                 leaders = [
-                    (c, i)
-                    for c in range(NUM_COLUMNS)
-                    for i in range(hidden[c], len(cols[c]))
+                    (c, i) for c in range(NUM_COLUMNS) for i in range(hidden[c], len(cols[c]))
                 ]
             else:
                 leaders = []
@@ -416,8 +420,10 @@ class Game:
                 for c, i in leaders:
                     if c == t:
                         continue
-                    if i == 0 and useful_only and not (
-                        stock_left and (c < STOCK_COLUMNS or t < STOCK_COLUMNS)
+                    if (
+                        i == 0
+                        and useful_only
+                        and not (stock_left and (c < STOCK_COLUMNS or t < STOCK_COLUMNS))
                     ):
                         continue
                     out.append(Move(c, i, t))
@@ -477,6 +483,8 @@ class Game:
         """Rebuild a game from ``to_snapshot`` output."""
         try:
             data = json.loads(snapshot)
+            if not isinstance(data, dict):
+                raise SnapshotError("a snapshot is a JSON object")
             if data.get("v") != SNAPSHOT_VERSION:
                 raise SnapshotError(f"unknown snapshot version {data.get('v')!r}")
             game = cls.__new__(cls)
@@ -489,7 +497,7 @@ class Game:
             game.future = list(map(int, data["fut"]))
         except SnapshotError:
             raise
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SnapshotError(f"unreadable snapshot: {exc}") from exc
         if len(game.cols) != NUM_COLUMNS or len(game.hidden) != NUM_COLUMNS:
             raise SnapshotError("a snapshot holds seven columns")
