@@ -1,0 +1,83 @@
+"""One place for configuration: ``Settings``, read from the environment (pydantic-settings).
+
+Environment variables (all optional in development):
+
+- ``ENVIRONMENT``: ``development`` (default), ``test`` or ``production``.
+- ``DATABASE_URL``: a SQLAlchemy URL. Default: the SQLite file ``./scorpion.db``.
+  PostgreSQL: ``postgresql+psycopg://user:password@host:5432/dbname``.
+- ``SECRET_KEY``: signs the player cookie and derives CSRF tokens. Keep it stable: cookies stay
+  valid across restarts only while it does. Production refuses the development default.
+- ``RATE_LIMITS``: only the literal value ``off`` switches rate limits off.
+- ``COOKIE_SECURE``: ``auto`` (default: Secure when the request arrived over https),
+  ``always`` or ``never``.
+- ``COOKIE_NAME``, ``COOKIE_MAX_AGE_DAYS``: the player cookie's name and lifetime.
+- ``TRUSTED_ORIGINS``: extra origins (comma separated, e.g. ``https://scorpion.example``)
+  accepted on unsafe requests besides the request's own host.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105 - a known dev default
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    environment: Literal["development", "test", "production"] = "development"
+    database_url: str = "sqlite:///./scorpion.db"
+    secret_key: str = DEV_SECRET_KEY
+    rate_limits: str = "on"
+    cookie_name: str = "scorpion_player"
+    cookie_secure: Literal["auto", "always", "never"] = "auto"
+    cookie_max_age_days: int = 400
+    trusted_origins: str = ""
+    sqlite_busy_timeout_ms: int = 10_000
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalise_database_url(cls, value: str) -> str:
+        # Accept the common short forms and use psycopg 3, the driver we ship.
+        for prefix in ("postgres://", "postgresql://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_dev_secret_in_production(self) -> Settings:
+        if self.environment == "production" and (
+            self.secret_key == DEV_SECRET_KEY or len(self.secret_key) < 16
+        ):
+            raise ValueError(
+                "SECRET_KEY must be set to a long random value in production "
+                "(the development default is refused)."
+            )
+        return self
+
+    @property
+    def rate_limits_enabled(self) -> bool:
+        """Rate limits are on unless ``RATE_LIMITS`` is exactly ``off``."""
+        return self.rate_limits != "off"
+
+    @property
+    def cookie_max_age_seconds(self) -> int:
+        return self.cookie_max_age_days * 24 * 3600
+
+    @property
+    def trusted_origin_list(self) -> list[str]:
+        return [o.strip().rstrip("/") for o in self.trusted_origins.split(",") if o.strip()]
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return Settings()

@@ -1,0 +1,185 @@
+"""The database schema (SQLAlchemy 2 typed models). Alembic migrations create it.
+
+Every table hangs off ``players`` with ``ON DELETE CASCADE``, so deleting a player row removes
+all of that player's data on SQLite (``foreign_keys=ON``) and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every database (SQLite returns naive values)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Player(Base):
+    """An anonymous, per-browser identity (the id is held in the signed cookie)."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    settings: Mapped[PlayerSettings | None] = relationship(
+        back_populates="player", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class PlayerSettings(Base):
+    __tablename__ = "player_settings"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    save_games: Mapped[bool] = mapped_column(Boolean, default=True)
+    record_stats: Mapped[bool] = mapped_column(Boolean, default=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    player: Mapped[Player] = relationship(back_populates="settings")
+
+
+class GameRow(Base):
+    """A game: its deal (server-only), its current state as an engine snapshot, its version.
+
+    ``status`` is ``playing`` or ``won``. ``saved`` marks the one unfinished game per variant
+    that "resume" opens. ``abandoned_at`` is set when a newer game of the same variant
+    superseded this unfinished one (it then counted as a loss for streaks). ``counted`` says
+    whether this game's start is in the player's current statistics.
+    """
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_player_variant_status", "player_id", "variant", "status"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(20))
+    deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    deal: Mapped[str] = mapped_column(String(160))  # the 52 card codes: never sent to a client
+    status: Mapped[str] = mapped_column(String(10), default="playing")
+    snapshot: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    moves: Mapped[int] = mapped_column(Integer, default=0)
+    saved: Mapped[bool] = mapped_column(Boolean, default=False)
+    assisted: Mapped[bool] = mapped_column(Boolean, default=False)
+    counted: Mapped[bool] = mapped_column(Boolean, default=False)
+    restarted_from: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    abandoned_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class MoveLog(Base):
+    """One row per accepted action (move, deal, undo, redo), in order: ``seq`` 1, 2, ..."""
+
+    __tablename__ = "game_actions"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # move | deal | undo | redo
+    from_column: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    from_index: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    to_column: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class VariantStats(Base):
+    """Running totals per player and variant."""
+
+    __tablename__ = "variant_stats"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(20), primary_key=True)
+    started: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    abandoned: Mapped[int] = mapped_column(Integer, default=0)
+    current_streak: Mapped[int] = mapped_column(Integer, default=0)
+    best_streak: Mapped[int] = mapped_column(Integer, default=0)
+    best_time_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    fewest_moves: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_played_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class StatEvent(Base):
+    """The result history behind the statistics: one row per start, win or abandonment.
+
+    It outlives the game rows (a game may be deleted while its results stay), so the
+    statistics page can list recent results and starts/wins over time.
+    """
+
+    __tablename__ = "stat_events"
+    __table_args__ = (Index("ix_stat_events_player_at", "player_id", "at"),)
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    player_id: Mapped[str] = mapped_column(String(64), ForeignKey("players.id", ondelete="CASCADE"))
+    game_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    variant: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(10))  # start | win | abandon
+    deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    moves: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

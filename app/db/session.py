@@ -1,0 +1,111 @@
+"""Engines and sessions.
+
+SQLite (the embedded default): ``foreign_keys=ON``, WAL, ``busy_timeout``, and write
+transactions opened with ``BEGIN IMMEDIATE`` (SQLAlchemy's documented recipe for pysqlite:
+the driver's own transaction handling is switched off and the ``begin`` event emits BEGIN), so
+two writers never both read a game and then race to update it. PostgreSQL (psycopg 3): write
+services lock the player and game rows with ``SELECT ... FOR UPDATE``.
+
+A service that writes calls ``begin_write(db)`` before its first statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import get_settings
+
+WRITE_OPTION = "scorpion_write"
+
+
+def make_engine(url: str, *, busy_timeout_ms: int = 10_000, **kwargs: Any) -> Engine:
+    """An engine for ``url`` with this project's connection set-up."""
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+            **kwargs,
+        )
+        _configure_sqlite(engine, busy_timeout_ms)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, **kwargs)
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
+        # Take transaction control away from pysqlite (Python 3.11): we emit BEGIN ourselves.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        if conn.get_execution_options().get(WRITE_OPTION):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+def begin_write(db: Session) -> None:
+    """Start ``db``'s transaction as a write transaction (BEGIN IMMEDIATE on SQLite).
+
+    Must be the session's first use in the transaction; a session that already holds a
+    connection is rolled back first so the write transaction starts cleanly.
+    """
+    if db.in_transaction():
+        db.rollback()
+    db.connection(execution_options={WRITE_OPTION: True})
+
+
+_engine: Engine | None = None
+_sessionmaker: sessionmaker[Session] | None = None
+
+
+def get_engine() -> Engine:
+    global _engine, _sessionmaker
+    if _engine is None:
+        settings = get_settings()
+        _engine = make_engine(
+            settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms
+        )
+        _sessionmaker = sessionmaker(bind=_engine, expire_on_commit=False)
+    return _engine
+
+
+def get_sessionmaker() -> sessionmaker[Session]:
+    get_engine()
+    assert _sessionmaker is not None
+    return _sessionmaker
+
+
+def reset_engine() -> None:
+    """Dispose of the process engine (tests switch databases with it)."""
+    global _engine, _sessionmaker
+    if _engine is not None:
+        _engine.dispose()
+    _engine = None
+    _sessionmaker = None
+
+
+def get_db() -> Iterator[Session]:
+    """FastAPI dependency: one session per request, closed (rolled back if open) at the end."""
+    session = get_sessionmaker()()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_db)]

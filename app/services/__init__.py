@@ -1,0 +1,86 @@
+"""Services: one database transaction per player action (load -> engine -> persist).
+
+The web layer (JSON API and HTML pages) calls only these functions. They return small
+immutable dataclasses (``GameState`` carries a ``PublicView``, never the hidden cards) and
+raise ``ServiceError`` subclasses with messages a player understands.
+"""
+
+from ._common import new_player_id
+from .errors import (
+    ActionRefused,
+    InvalidRequest,
+    NotFound,
+    ServiceError,
+    VersionConflict,
+)
+from .games import (
+    act,
+    action_log,
+    check_variant,
+    create_game,
+    deal,
+    get_game,
+    hints,
+    move,
+    random_deal_number,
+    recent_games,
+    redo,
+    restart,
+    resume_game,
+    saved_games,
+    undo,
+)
+from .players import (
+    delete_games,
+    delete_player,
+    delete_results,
+    get_settings,
+    get_stats,
+    update_settings,
+)
+from .types import (
+    DayCount,
+    GameState,
+    Hints,
+    PlayerPreferences,
+    PlayerStatistics,
+    ResultEntry,
+    VariantStatistics,
+)
+
+__all__ = [
+    "ActionRefused",
+    "DayCount",
+    "GameState",
+    "Hints",
+    "InvalidRequest",
+    "NotFound",
+    "PlayerPreferences",
+    "PlayerStatistics",
+    "ResultEntry",
+    "ServiceError",
+    "VariantStatistics",
+    "VersionConflict",
+    "act",
+    "action_log",
+    "check_variant",
+    "create_game",
+    "deal",
+    "delete_games",
+    "delete_player",
+    "delete_results",
+    "get_game",
+    "get_settings",
+    "get_stats",
+    "hints",
+    "move",
+    "new_player_id",
+    "random_deal_number",
+    "recent_games",
+    "redo",
+    "restart",
+    "resume_game",
+    "saved_games",
+    "undo",
+    "update_settings",
+]

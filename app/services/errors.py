@@ -1,0 +1,52 @@
+"""Errors the services raise. ``str(err)`` / ``err.message`` is a sentence a player understands.
+
+The web layer maps them: ``NotFound`` -> 404, ``VersionConflict`` -> 409, ``InvalidRequest``
+and ``ActionRefused`` -> 422.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(ServiceError):
+    """No such game for this player (another player's game is "not found" too)."""
+
+    code = "not_found"
+
+    def __init__(self, message: str = "There is no such game.") -> None:
+        super().__init__(message)
+
+
+class VersionConflict(ServiceError):
+    """The expected version is not the game's current version: nothing was changed."""
+
+    code = "version_conflict"
+
+    def __init__(self, current_version: int, expected_version: int) -> None:
+        super().__init__(
+            f"The game has changed since you last saw it (it is at version {current_version}, "
+            f"not {expected_version}): reload it and try again."
+        )
+        self.current_version = current_version
+        self.expected_version = expected_version
+
+
+class InvalidRequest(ServiceError):
+    """Input that does not describe a valid request (unknown variant, bad deal, ...)."""
+
+    code = "invalid"
+
+
+class ActionRefused(ServiceError):
+    """The rules refuse the action (illegal move, empty stock, nothing to undo, game won)."""
+
+    def __init__(self, message: str, code: str = "refused") -> None:
+        super().__init__(message)
+        self.code = code

@@ -1,0 +1,482 @@
+"""Game services: one database transaction per player action.
+
+Every function takes the request's ``Session`` and the player's id (from the signed cookie).
+A game of another player is reported exactly like a missing one (``NotFound``).
+
+Saved games and abandonment (decided)
+-------------------------------------
+A player has at most one *current* game per variant: the newest unfinished one. Starting a
+new game of a variant (a new deal, a deal by number or string, or a restart) supersedes the
+previous current game of that variant if it is unfinished: it is marked abandoned and counts
+as a loss for streaks (the current streak drops to 0). With "save games" on, the current game
+is the player's saved game of that variant (``resume_game`` opens it) and an abandoned game
+stays in the history, still reachable by its id. With "save games" off, no game is offered for
+resuming and a superseded unfinished game is deleted at once: it is not kept for later.
+
+Statistics (decided)
+--------------------
+Every started game counts as a start (numbered deals and deal strings alike); a restart is a
+new start. A win adds to ``won``, extends the current streak and may set the best time (wall
+time from the start to the win) and the fewest moves (net of undo). While "record statistics"
+is off nothing is recorded; a game started while it was off (or whose start was deleted with
+the results) counts its start when it is won with recording on, so ``won <= started``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
+from app.db.session import begin_write
+from app.engine import (
+    MAX_DEAL_NUMBER,
+    MIN_DEAL_NUMBER,
+    VARIANTS,
+    Action,
+    DealError,
+    EngineError,
+    Game,
+    check_deal_number,
+    deal_from_number,
+    format_deal,
+    parse_deal,
+)
+
+from ._common import add_event, ensure_player, lock_player, new_game_id, stats_row
+from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
+from .types import GameState, Hints
+
+ACTION_KINDS = ("move", "deal", "undo", "redo")
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _state(row: GameRow, game: Game | None = None) -> GameState:
+    if game is None:
+        game = Game.from_snapshot(row.snapshot)
+    return GameState(
+        id=row.id,
+        variant=row.variant,
+        deal_number=row.deal_number,
+        version=row.version,
+        status=row.status,
+        view=game.public_view(),
+        stuck=game.stuck,
+        can_deal=game.can_deal,
+        saved=row.saved,
+        assisted=row.assisted,
+        abandoned=row.abandoned_at is not None,
+        restarted_from=row.restarted_from,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        finished_at=row.finished_at,
+    )
+
+
+def _load(db: Session, player_id: str, game_id: str, *, lock: bool = False) -> GameRow:
+    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+        raise NotFound()
+    stmt = select(GameRow).where(GameRow.id == game_id, GameRow.player_id == player_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    row = db.execute(stmt).scalar_one_or_none()
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def get_game(db: Session, player_id: str, game_id: str) -> GameState:
+    """The player's game ``game_id``; ``NotFound`` if missing or someone else's."""
+    try:
+        return _state(_load(db, player_id, game_id))
+    finally:
+        db.rollback()
+
+
+def hints(db: Session, player_id: str, game_id: str) -> Hints:
+    """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
+    try:
+        row = _load(db, player_id, game_id)
+        game = Game.from_snapshot(row.snapshot)
+        result = Hints(moves=game.hints(), can_deal=game.can_deal, stuck=game.stuck)
+        needs_mark = not row.assisted and row.status == "playing"
+    finally:
+        db.rollback()
+    if needs_mark:
+        begin_write(db)
+        db.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.player_id == player_id)
+            .values(assisted=True)
+        )
+        db.commit()
+    return result
+
+
+def resume_game(db: Session, player_id: str, variant: str) -> GameState | None:
+    """The player's saved unfinished game of ``variant``, if saving is on and there is one."""
+    try:
+        settings = db.get(PlayerSettings, player_id)
+        if settings is not None and not settings.save_games:
+            return None
+        row = db.execute(
+            select(GameRow)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.variant == variant,
+                GameRow.status == "playing",
+                GameRow.saved.is_(True),
+            )
+            .order_by(GameRow.updated_at.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        return _state(row) if row is not None else None
+    finally:
+        db.rollback()
+
+
+def saved_games(db: Session, player_id: str) -> list[GameState]:
+    """The player's saved unfinished games (at most one per variant), newest first."""
+    try:
+        settings = db.get(PlayerSettings, player_id)
+        if settings is not None and not settings.save_games:
+            return []
+        rows = db.execute(
+            select(GameRow)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.status == "playing",
+                GameRow.saved.is_(True),
+            )
+            .order_by(GameRow.updated_at.desc())
+        ).scalars()
+        return [_state(r) for r in rows]
+    finally:
+        db.rollback()
+
+
+def recent_games(db: Session, player_id: str, limit: int = 20) -> list[GameState]:
+    """The player's most recently touched games (any status), newest first."""
+    try:
+        rows = db.execute(
+            select(GameRow)
+            .where(GameRow.player_id == player_id)
+            .order_by(GameRow.updated_at.desc())
+            .limit(limit)
+        ).scalars()
+        return [_state(r) for r in rows]
+    finally:
+        db.rollback()
+
+
+# -- starting games ----------------------------------------------------------------------------
+
+
+def random_deal_number() -> int:
+    return MIN_DEAL_NUMBER + secrets.randbelow(MAX_DEAL_NUMBER - MIN_DEAL_NUMBER + 1)
+
+
+def check_variant(variant: Any) -> str:
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        names = ", ".join(VARIANTS)
+        raise InvalidRequest(f"There is no variant called {variant!r}: choose one of {names}.")
+    return variant
+
+
+def _resolve_deal(deal_number: Any, deal: Any) -> tuple[int | None, str]:
+    """(deal_number or None, deal string) for a new game; ``InvalidRequest`` if bad."""
+    if deal_number is not None and deal is not None:
+        raise InvalidRequest("Give either a deal number or a deal string, not both.")
+    try:
+        if deal is not None:
+            return None, format_deal(parse_deal(deal))
+        if deal_number is None:
+            deal_number = random_deal_number()
+        check_deal_number(deal_number)
+        return deal_number, format_deal(deal_from_number(deal_number))
+    except DealError as exc:
+        raise InvalidRequest(exc.message) from None
+
+
+def create_game(
+    db: Session,
+    player_id: str,
+    variant: str,
+    deal_number: int | None = None,
+    deal: str | None = None,
+) -> GameState:
+    """Start a new game: a deal number, a deal string, or (neither) a random deal number.
+
+    Supersedes the player's previous unfinished game of the variant (see the module notes).
+    """
+    variant = check_variant(variant)
+    number, deal_text = _resolve_deal(deal_number, deal)
+    begin_write(db)
+    try:
+        settings = ensure_player(db, player_id)
+        row, game = _start(db, player_id, settings, variant, number, deal_text, None)
+        state = _state(row, game)
+        db.commit()
+        return state
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def restart(db: Session, player_id: str, game_id: str) -> GameState:
+    """A new game with the same deal as ``game_id`` (a new start for the statistics)."""
+    begin_write(db)
+    try:
+        if not lock_player(db, player_id):
+            raise NotFound()
+        old = _load(db, player_id, game_id, lock=True)
+        settings = ensure_player(db, player_id)
+        row, game = _start(db, player_id, settings, old.variant, old.deal_number, old.deal, old.id)
+        state = _state(row, game)
+        db.commit()
+        return state
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def _start(
+    db: Session,
+    player_id: str,
+    settings: PlayerSettings,
+    variant: str,
+    deal_number: int | None,
+    deal_text: str,
+    restarted_from: str | None,
+) -> tuple[GameRow, Game]:
+    now = utcnow()
+    _supersede(db, player_id, settings, variant, now)
+    game = Game.new(variant, parse_deal(deal_text))
+    row = GameRow(
+        id=new_game_id(),
+        player_id=player_id,
+        variant=variant,
+        deal_number=deal_number,
+        deal=deal_text,
+        status="playing",
+        snapshot=game.to_snapshot(),
+        version=1,
+        moves=0,
+        saved=settings.save_games,
+        assisted=False,
+        counted=settings.record_stats,
+        restarted_from=restarted_from,
+        created_at=now,
+        updated_at=now,
+    )
+    db.add(row)
+    db.flush()
+    if settings.record_stats:
+        stats = stats_row(db, player_id, variant)
+        stats.started += 1
+        stats.last_played_at = now
+        add_event(db, player_id, variant, "start", game_id=row.id, deal_number=deal_number, at=now)
+    return row, game
+
+
+def _supersede(
+    db: Session, player_id: str, settings: PlayerSettings, variant: str, now: Any
+) -> None:
+    """Abandon the player's current unfinished game(s) of ``variant``."""
+    rows: Sequence[GameRow] = (
+        db.execute(
+            select(GameRow)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.variant == variant,
+                GameRow.status == "playing",
+                GameRow.abandoned_at.is_(None),
+            )
+            .with_for_update()
+        )
+        .scalars()
+        .all()
+    )
+    for old in rows:
+        if settings.record_stats and old.counted:
+            stats = stats_row(db, player_id, variant)
+            stats.abandoned += 1
+            stats.current_streak = 0
+            stats.last_played_at = now
+            add_event(
+                db,
+                player_id,
+                variant,
+                "abandon",
+                game_id=None if not settings.save_games else old.id,
+                deal_number=old.deal_number,
+                moves=old.moves,
+                at=now,
+            )
+        if settings.save_games:
+            old.abandoned_at = now
+            old.saved = False
+        else:
+            db.delete(old)  # not kept for later; its move log goes with it (ON DELETE CASCADE)
+    db.flush()
+
+
+# -- actions -----------------------------------------------------------------------------------
+
+
+def _check_action(action: Any) -> Action:
+    if not isinstance(action, tuple) or not action or action[0] not in ACTION_KINDS:
+        raise InvalidRequest("An action is a move, the deal, undo or redo.")
+    if action[0] == "move":
+        if len(action) != 4 or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in action[1:]
+        ):
+            raise InvalidRequest("A move names a column, a position in it and a target column.")
+        return action
+    return (action[0],)
+
+
+def act(
+    db: Session,
+    player_id: str,
+    game_id: str,
+    action: Action,
+    expected_version: int | None = None,
+) -> GameState:
+    """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
+
+    Order of checks: the game must be this player's (``NotFound``), then ``expected_version``
+    must be current (``VersionConflict``), then the rules (``ActionRefused``). On any error
+    nothing changes.
+    """
+    action = _check_action(action)
+    begin_write(db)
+    try:
+        if not lock_player(db, player_id):
+            raise NotFound()
+        row = _load(db, player_id, game_id, lock=True)
+        if expected_version is not None and expected_version != row.version:
+            raise VersionConflict(row.version, expected_version)
+        game = Game.from_snapshot(row.snapshot)
+        try:
+            game.apply(action)
+        except EngineError as exc:
+            raise ActionRefused(exc.message, exc.code) from None
+        now = utcnow()
+        kind = action[0]
+        db.add(
+            MoveLog(
+                game_id=row.id,
+                seq=row.version,
+                kind=kind,
+                from_column=int(action[1]) if kind == "move" else None,
+                from_index=int(action[2]) if kind == "move" else None,
+                to_column=int(action[3]) if kind == "move" else None,
+                created_at=now,
+            )
+        )
+        row.version += 1
+        row.snapshot = game.to_snapshot()
+        row.moves = game.moves
+        row.updated_at = now
+        if kind == "undo":
+            row.assisted = True
+        if game.won:
+            _record_win(db, player_id, row, game, now)
+        state = _state(row, game)
+        db.commit()
+        return state
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def _record_win(db: Session, player_id: str, row: GameRow, game: Game, now: Any) -> None:
+    row.status = "won"
+    row.finished_at = now
+    row.saved = False
+    settings = db.get(PlayerSettings, player_id)
+    if settings is None or not settings.record_stats:
+        return
+    stats = stats_row(db, player_id, row.variant)
+    if not row.counted:
+        stats.started += 1
+        row.counted = True
+    seconds = max(0, int((now - row.created_at).total_seconds()))
+    stats.won += 1
+    stats.current_streak += 1
+    stats.best_streak = max(stats.best_streak, stats.current_streak)
+    if stats.best_time_seconds is None or seconds < stats.best_time_seconds:
+        stats.best_time_seconds = seconds
+    if stats.fewest_moves is None or game.moves < stats.fewest_moves:
+        stats.fewest_moves = game.moves
+    stats.last_played_at = now
+    add_event(
+        db,
+        player_id,
+        row.variant,
+        "win",
+        game_id=row.id,
+        deal_number=row.deal_number,
+        moves=game.moves,
+        seconds=seconds,
+        at=now,
+    )
+
+
+def move(
+    db: Session,
+    player_id: str,
+    game_id: str,
+    from_column: int,
+    from_index: int,
+    to_column: int,
+    expected_version: int | None = None,
+) -> GameState:
+    return act(
+        db, player_id, game_id, ("move", from_column, from_index, to_column), expected_version
+    )
+
+
+def deal(
+    db: Session, player_id: str, game_id: str, expected_version: int | None = None
+) -> GameState:
+    return act(db, player_id, game_id, ("deal",), expected_version)
+
+
+def undo(
+    db: Session, player_id: str, game_id: str, expected_version: int | None = None
+) -> GameState:
+    return act(db, player_id, game_id, ("undo",), expected_version)
+
+
+def redo(
+    db: Session, player_id: str, game_id: str, expected_version: int | None = None
+) -> GameState:
+    return act(db, player_id, game_id, ("redo",), expected_version)
+
+
+def action_log(db: Session, player_id: str, game_id: str) -> list[Action]:
+    """The logged actions of the player's game, in order (for replays and checks)."""
+    try:
+        _load(db, player_id, game_id)
+        rows = db.execute(
+            select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
+        ).scalars()
+        out: list[Action] = []
+        for r in rows:
+            if r.kind == "move":
+                assert r.from_column is not None and r.from_index is not None
+                assert r.to_column is not None
+                out.append(("move", r.from_column, r.from_index, r.to_column))
+            else:
+                out.append((r.kind,))
+        return out
+    finally:
+        db.rollback()

@@ -1,0 +1,230 @@
+"""Player services: settings, statistics and privacy (deleting data)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.db.models import GameRow, Player, PlayerSettings, StatEvent, VariantStats, utcnow
+from app.db.session import begin_write
+from app.engine import VARIANTS
+
+from ._common import ensure_player, lock_player
+from .types import (
+    DayCount,
+    PlayerPreferences,
+    PlayerStatistics,
+    ResultEntry,
+    VariantStatistics,
+)
+
+# -- settings ----------------------------------------------------------------------------------
+
+
+def get_settings(db: Session, player_id: str) -> PlayerPreferences:
+    """The player's settings (defaults for a player without a row yet)."""
+    try:
+        row = db.get(PlayerSettings, player_id)
+        if row is None:
+            return PlayerPreferences()
+        return PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
+    finally:
+        db.rollback()
+
+
+def update_settings(
+    db: Session,
+    player_id: str,
+    *,
+    save_games: bool | None = None,
+    record_stats: bool | None = None,
+) -> PlayerPreferences:
+    """Change the given settings; ``None`` leaves a setting as it is.
+
+    Turning "save games" off withdraws the saved games from resuming (they stay playable by
+    id until superseded, then are deleted); turning it back on saves the current unfinished
+    game of each variant again.
+    """
+    begin_write(db)
+    try:
+        row = ensure_player(db, player_id)
+        if save_games is not None and save_games != row.save_games:
+            row.save_games = save_games
+            db.execute(
+                update(GameRow)
+                .where(
+                    GameRow.player_id == player_id,
+                    GameRow.status == "playing",
+                    GameRow.abandoned_at.is_(None),
+                )
+                .values(saved=save_games)
+            )
+        if record_stats is not None:
+            row.record_stats = record_stats
+        row.updated_at = utcnow()
+        result = PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
+        db.commit()
+        return result
+    except BaseException:
+        db.rollback()
+        raise
+
+
+# -- statistics --------------------------------------------------------------------------------
+
+
+def get_stats(
+    db: Session, player_id: str, *, recent_limit: int = 20, days: int = 60
+) -> PlayerStatistics:
+    """Statistics of every variant (zeros where nothing was played), recent results and
+    starts/wins per day over the last ``days`` days."""
+    try:
+        rows = {
+            r.variant: r
+            for r in db.execute(
+                select(VariantStats).where(VariantStats.player_id == player_id)
+            ).scalars()
+        }
+        last_touch: dict[str, datetime] = {
+            variant: at
+            for variant, at in db.execute(
+                select(GameRow.variant, func.max(GameRow.updated_at))
+                .where(GameRow.player_id == player_id, GameRow.counted.is_(True))
+                .group_by(GameRow.variant)
+            ).tuples()
+            if at is not None
+        }
+        variants: dict[str, VariantStatistics] = {}
+        for name in VARIANTS:
+            r = rows.get(name)
+            if r is None:
+                variants[name] = VariantStatistics(variant=name)
+                continue
+            last = r.last_played_at
+            touched = last_touch.get(name)
+            if touched is not None:
+                touched = _aware(touched)
+                if last is None or touched > last:
+                    last = touched
+            variants[name] = VariantStatistics(
+                variant=name,
+                started=r.started,
+                won=r.won,
+                abandoned=r.abandoned,
+                current_streak=r.current_streak,
+                best_streak=r.best_streak,
+                best_time_seconds=r.best_time_seconds,
+                fewest_moves=r.fewest_moves,
+                last_played=last,
+            )
+        recent = [
+            ResultEntry(
+                kind=e.kind,
+                variant=e.variant,
+                game_id=e.game_id,
+                deal_number=e.deal_number,
+                moves=e.moves,
+                seconds=e.seconds,
+                at=e.at,
+            )
+            for e in db.execute(
+                select(StatEvent)
+                .where(StatEvent.player_id == player_id, StatEvent.kind != "start")
+                .order_by(StatEvent.at.desc(), StatEvent.id.desc())
+                .limit(recent_limit)
+            ).scalars()
+        ]
+        since = utcnow() - timedelta(days=days)
+        counts: dict[tuple[date, str], list[int]] = defaultdict(lambda: [0, 0])
+        for e in db.execute(
+            select(StatEvent)
+            .where(
+                StatEvent.player_id == player_id,
+                StatEvent.kind.in_(("start", "win")),
+                StatEvent.at >= since,
+            )
+            .order_by(StatEvent.at)
+        ).scalars():
+            key = (e.at.date(), e.variant)
+            counts[key][0 if e.kind == "start" else 1] += 1
+        per_day = [
+            DayCount(day=d, variant=v, started=s, won=w)
+            for (d, v), (s, w) in sorted(counts.items())
+        ]
+        return PlayerStatistics(variants=variants, recent=recent, per_day=per_day)
+    finally:
+        db.rollback()
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+# -- privacy -----------------------------------------------------------------------------------
+
+
+def delete_games(db: Session, player_id: str) -> int:
+    """Delete every saved (unfinished) game of the player, with its move log. Returns the count.
+
+    Results (statistics and won games) stay.
+    """
+    begin_write(db)
+    try:
+        if not lock_player(db, player_id):
+            db.rollback()
+            return 0
+        result = db.execute(
+            delete(GameRow).where(GameRow.player_id == player_id, GameRow.status == "playing")
+        )
+        db.commit()
+        return int(getattr(result, "rowcount", 0) or 0)
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def delete_results(db: Session, player_id: str) -> None:
+    """Delete every result of the player: statistics, result history and finished games
+    (won or abandoned). Unfinished current games stay, no longer counted."""
+    begin_write(db)
+    try:
+        if not lock_player(db, player_id):
+            db.rollback()
+            return
+        db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
+        db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
+        db.execute(
+            delete(GameRow).where(
+                GameRow.player_id == player_id,
+                or_(GameRow.status != "playing", GameRow.abandoned_at.is_not(None)),
+            )
+        )
+        db.execute(update(GameRow).where(GameRow.player_id == player_id).values(counted=False))
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def delete_player(db: Session, player_id: str) -> None:
+    """Delete the player row and, by ON DELETE CASCADE, everything of theirs."""
+    begin_write(db)
+    try:
+        db.execute(delete(Player).where(Player.id == player_id))
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+
+
+__all__ = [
+    "delete_games",
+    "delete_player",
+    "delete_results",
+    "get_settings",
+    "get_stats",
+    "update_settings",
+]

@@ -1,0 +1,88 @@
+"""The small, immutable results the services return. They never hold a hidden card."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from app.engine import Move, PublicView
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A game as its player may see it, plus its bookkeeping."""
+
+    id: str
+    variant: str
+    deal_number: int | None  # None for a game created from a deal string
+    version: int
+    status: str  # "playing" | "won"
+    view: PublicView
+    stuck: bool  # no useful move left and the stock is empty
+    can_deal: bool
+    saved: bool  # the player's saved game of this variant ("resume" opens it)
+    assisted: bool  # hints or undo were used
+    abandoned: bool  # superseded by a newer game of the variant (counted as a loss)
+    restarted_from: str | None
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    moves: list[Move]
+    can_deal: bool
+    stuck: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VariantStatistics:
+    variant: str
+    started: int = 0
+    won: int = 0
+    abandoned: int = 0
+    current_streak: int = 0
+    best_streak: int = 0
+    best_time_seconds: int | None = None
+    fewest_moves: int | None = None
+    last_played: datetime | None = None
+
+    @property
+    def win_rate(self) -> float | None:
+        """Wins per started game (0.0 to 1.0); None before the first start."""
+        return self.won / self.started if self.started else None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultEntry:
+    """One line of the result history: a start, a win or an abandonment."""
+
+    kind: str  # "start" | "win" | "abandon"
+    variant: str
+    game_id: str | None  # None once the game itself was deleted
+    deal_number: int | None
+    moves: int | None
+    seconds: int | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    day: date
+    variant: str
+    started: int
+    won: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatistics:
+    variants: dict[str, VariantStatistics]
+    recent: list[ResultEntry] = field(default_factory=list)  # newest first
+    per_day: list[DayCount] = field(default_factory=list)  # oldest first
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPreferences:
+    save_games: bool = True
+    record_stats: bool = True
