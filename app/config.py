@@ -8,6 +8,13 @@ Environment variables (all optional in development):
 - ``SECRET_KEY``: signs the player cookie and derives CSRF tokens. Keep it stable: cookies stay
   valid across restarts only while it does. Production refuses the development default.
 - ``RATE_LIMITS``: only the literal value ``off`` switches rate limits off.
+- ``RATE_LIMIT_GAMES``, ``RATE_LIMIT_ACTIONS``, ``RATE_LIMIT_WINDOW_SECONDS``: per player, at
+  most that many new games / actions (moves, deals, undo, redo, hints) per window
+  (default 60 and 600 per 60 s: no human player meets them). Counted in the database.
+- ``RETENTION_DAYS``: ``python -m app.retention`` removes unfinished games of players unseen
+  for this many days (default 180).
+- ``TRUSTED_PROXIES``: addresses/networks (comma separated, or ``*``) whose
+  ``X-Forwarded-Proto`` is believed when deciding whether a cookie is ``Secure``.
 - ``COOKIE_SECURE``: ``auto`` (default: Secure when the request arrived over https),
   ``always`` or ``never``.
 - ``COOKIE_NAME``, ``COOKIE_MAX_AGE_DAYS``: the player cookie's name and lifetime.
@@ -20,7 +27,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105 - a known dev default
@@ -33,6 +40,11 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///./scorpion.db"
     secret_key: str = DEV_SECRET_KEY
     rate_limits: str = "on"
+    rate_limit_games: int = Field(default=60, ge=1)
+    rate_limit_actions: int = Field(default=600, ge=1)
+    rate_limit_window_seconds: int = Field(default=60, ge=1)
+    retention_days: int = Field(default=180, ge=1)
+    trusted_proxies: str = "127.0.0.1,::1"
     cookie_name: str = "scorpion_player"
     cookie_secure: Literal["auto", "always", "never"] = "auto"
     cookie_max_age_days: int = 400

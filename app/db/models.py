@@ -183,3 +183,19 @@ class StatEvent(Base):
     moves: Mapped[int | None] = mapped_column(Integer, nullable=True)
     seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class RateLimitCounter(Base):
+    """Per-player request counter of one fixed window (``app/services/ratelimit.py``).
+
+    Shared by every worker; bumped with one atomic UPSERT. ``window_start`` is Unix seconds.
+    """
+
+    __tablename__ = "rate_limits"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    scope: Mapped[str] = mapped_column(String(16), primary_key=True)  # games | actions
+    window_start: Mapped[int] = mapped_column(BigInteger)
+    count: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,138 @@
+"""Per-player rate limits, kept in the database so that every worker shares them.
+
+Two scopes: ``games`` (creating or restarting a game) and ``actions`` (moves, deals, undo,
+redo, hints). Each (player, scope) has one counter row in ``rate_limits`` with a fixed window:
+``window_start`` (Unix seconds, a multiple of the window length) and ``count``. One atomic
+``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` (SQLite 3.35+ and PostgreSQL alike) opens a
+new window or adds one to the current one, so two workers can never both read a count and
+write back the same value.
+
+The counter is bumped in its own short transaction *before* the action's transaction, so
+refused and invalid attempts count too (a flood of garbage is limited like a flood of moves),
+and a request over the limit is turned away before any game is touched: nothing changes.
+On PostgreSQL that transaction commits with ``synchronous_commit = off``: a counter lost in a
+crash is harmless, and the action's own commit stays the only one that waits for the disk.
+
+Defaults (``Settings``): 60 games and 600 actions per player per 60 s window, which no human
+player meets. ``RATE_LIMITS=off`` (that exact value) switches every limit off: nothing is
+counted at all.
+
+Counter rows hang off ``players`` with ``ON DELETE CASCADE``: deleting a player deletes them.
+A player id with no player row yet (a first request) is not counted for actions (it has no
+game to act on: the action is a 404); for ``games`` the player row is created first, as the
+game creation would do anyway.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Literal
+
+from sqlalchemy import BigInteger, Integer, String, case, exists, literal, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.config import Settings, get_settings
+from app.db.models import Player, RateLimitCounter, utcnow
+from app.db.session import begin_write
+
+Scope = Literal["games", "actions"]
+SCOPES: tuple[Scope, ...] = ("games", "actions")
+
+
+class RateLimited(Exception):
+    """Too many requests of one scope in the current window (HTTP 429 with Retry-After)."""
+
+    def __init__(self, scope: Scope, limit: int, window_seconds: int, retry_after: int) -> None:
+        what = "new games" if scope == "games" else "actions"
+        super().__init__(
+            f"Too many {what}: at most {limit} every {window_seconds} seconds. "
+            f"Please wait {retry_after} seconds and try again."
+        )
+        self.message = str(self)
+        self.scope = scope
+        self.limit = limit
+        self.window_seconds = window_seconds
+        self.retry_after = retry_after
+
+
+def limit_for(settings: Settings, scope: Scope) -> int:
+    if scope == "games":
+        return settings.rate_limit_games
+    return settings.rate_limit_actions
+
+
+def _insert(db: Session, model: type[object]) -> postgresql.Insert | sqlite.Insert:
+    if db.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(model)
+    return sqlite.insert(model)
+
+
+def consume(
+    db: Session,
+    player_id: str,
+    scope: Scope,
+    *,
+    settings: Settings | None = None,
+    now: float | None = None,
+) -> int | None:
+    """Count one request of ``scope`` for ``player_id``; raise ``RateLimited`` past the limit.
+
+    Runs and commits its own write transaction on ``db`` (call it before the action's own
+    transaction, never inside one). Returns the count in the current window, or ``None`` when
+    nothing was counted (limits off, or an unknown player's action).
+    """
+    settings = settings or get_settings()
+    if not settings.rate_limits_enabled:
+        return None
+    limit = limit_for(settings, scope)
+    window = max(1, int(settings.rate_limit_window_seconds))
+    current = time.time() if now is None else now
+    window_start = int(current // window) * window
+
+    table = RateLimitCounter
+    begin_write(db)
+    try:
+        if db.get_bind().dialect.name == "postgresql":
+            db.connection().exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+        if scope == "games":
+            db.execute(
+                _insert(db, Player)
+                .values(id=player_id, created_at=utcnow())
+                .on_conflict_do_nothing()
+            )
+        stmt = _insert(db, table).from_select(
+            ["player_id", "scope", "window_start", "count"],
+            select(
+                literal(player_id, String()),
+                literal(scope, String()),
+                literal(window_start, BigInteger()),
+                literal(1, Integer()),
+            ).where(exists().where(Player.id == player_id)),
+        )
+        newer = stmt.excluded.window_start > table.window_start
+        upsert = stmt.on_conflict_do_update(
+            index_elements=[table.player_id, table.scope],
+            set_={
+                "count": case((newer, 1), else_=table.count + 1),
+                "window_start": case(
+                    (newer, stmt.excluded.window_start), else_=table.window_start
+                ),
+            },
+        ).returning(table.count, table.window_start)
+        row = db.execute(upsert).one_or_none()
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    if row is None:
+        return None
+    count, started = int(row[0]), int(row[1])
+    if count > limit:
+        retry_after = max(1, math.ceil(started + window - current))
+        raise RateLimited(scope, limit, window, retry_after)
+    return count
+
+
+__all__ = ["SCOPES", "RateLimited", "Scope", "consume", "limit_for"]

@@ -1,0 +1,138 @@
+"""Retention: remove the unfinished games of players who have not been seen for N days.
+
+A player's *last seen* time is the latest trace they left: the player row's creation, a
+settings change, a game created or changed (every action updates the game's ``updated_at``)
+or a result recorded. Nothing is written on each request just to track visits.
+
+Only unfinished games (``status = 'playing'``) go, with their move log (ON DELETE CASCADE).
+Won games, statistics and the player row stay: results are the player's own record, and
+deleting everything is the player's choice (the privacy page). A game touched after the
+cut-off is never removed, even if the player's other traces are old.
+
+The command is ``python -m app.retention --days N`` (see ``app/retention.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select, union_all
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import Subquery
+
+from app.db.models import GameRow, Player, PlayerSettings, StatEvent, utcnow
+from app.db.session import begin_write
+
+
+@dataclass(frozen=True)
+class RemovedGame:
+    id: str
+    player_id: str
+    variant: str
+    moves: int
+    updated_at: datetime
+    player_last_seen: datetime
+
+
+def _last_seen() -> Subquery:
+    activity = union_all(
+        select(Player.id.label("player_id"), Player.created_at.label("at")),
+        select(PlayerSettings.player_id, PlayerSettings.updated_at),
+        select(GameRow.player_id, GameRow.updated_at),
+        select(StatEvent.player_id, StatEvent.at),
+    ).subquery("activity")
+    return (
+        select(activity.c.player_id, func.max(activity.c.at).label("last_seen"))
+        .group_by(activity.c.player_id)
+        .subquery("last_seen")
+    )
+
+
+def cutoff_for(days: int, now: datetime | None = None) -> datetime:
+    if days < 1:
+        raise ValueError("The retention period is at least one day.")
+    return (now or utcnow()) - timedelta(days=days)
+
+
+def find_stale_games(
+    db: Session, days: int, *, now: datetime | None = None, limit: int | None = None
+) -> list[RemovedGame]:
+    """Unfinished games of players unseen for ``days`` days (oldest first); changes nothing."""
+    cutoff = cutoff_for(days, now)
+    last_seen = _last_seen()
+    stmt = (
+        select(
+            GameRow.id,
+            GameRow.player_id,
+            GameRow.variant,
+            GameRow.moves,
+            GameRow.updated_at,
+            last_seen.c.last_seen,
+        )
+        .join(last_seen, last_seen.c.player_id == GameRow.player_id)
+        .where(
+            GameRow.status == "playing",
+            GameRow.updated_at < cutoff,
+            last_seen.c.last_seen < cutoff,
+        )
+        .order_by(GameRow.updated_at, GameRow.id)
+    )
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return [
+        RemovedGame(
+            id=r[0],
+            player_id=r[1],
+            variant=r[2],
+            moves=int(r[3] or 0),
+            updated_at=r[4],
+            player_last_seen=r[5],
+        )
+        for r in db.execute(stmt).tuples()
+    ]
+
+
+def purge_stale_games(
+    db: Session, days: int, *, now: datetime | None = None, batch_size: int = 500
+) -> list[RemovedGame]:
+    """Delete the unfinished games of players unseen for ``days`` days; return what went.
+
+    Works in batches of ``batch_size`` games, one write transaction each, so a large purge
+    never holds the database for long. Each delete re-checks the game's own ``updated_at``,
+    so a game played meanwhile stays.
+    """
+    now = now or utcnow()
+    cutoff = cutoff_for(days, now)
+    removed: list[RemovedGame] = []
+    while True:
+        begin_write(db)
+        try:
+            batch = find_stale_games(db, days, now=now, limit=batch_size)
+            if not batch:
+                db.rollback()
+                break
+            deleted = set(
+                db.execute(
+                    delete(GameRow)
+                    .where(
+                        GameRow.id.in_([g.id for g in batch]),
+                        GameRow.status == "playing",
+                        GameRow.updated_at < cutoff,
+                    )
+                    .returning(GameRow.id)
+                    .execution_options(synchronize_session=False)
+                ).scalars()
+            )
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        removed.extend(g for g in batch if g.id in deleted)
+        if len(deleted) < len(batch) or len(batch) < batch_size:
+            # Fewer deleted than found means the rest changed meanwhile: stop, never spin.
+            break
+    return removed
+
+
+__all__ = ["RemovedGame", "cutoff_for", "find_stale_games", "purge_stale_games"]
