@@ -1,0 +1,45 @@
+"""The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
+
+Middleware (outermost first): security headers, then identity + CSRF (``app.web.deps``).
+Routers: the JSON API (``app.web.api``) and the HTML pages (``app.web.pages``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.config import Settings, get_settings
+from app.web import api, pages
+from app.web.deps import IdentityMiddleware
+from app.web.errors import install_error_handlers
+from app.web.security import SecurityHeadersMiddleware
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC_DIR = ROOT / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()  # refuses to start in production with the dev key
+    app = FastAPI(
+        title="Scorpion",
+        summary="Scorpion solitaire: exact rules, honest statistics, private by design.",
+        version="1.0",
+        docs_url=None,  # the interactive docs load scripts from a CDN; /openapi.json stays
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    install_error_handlers(app, getattr(pages, "render_error", None))
+    app.add_middleware(IdentityMiddleware, settings=settings)
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    app.include_router(api.router)
+    # HTML pages: app/web/pages.py (owned by the pages work) defines ``router``.
+    app.include_router(pages.router)
+    return app
+
+
+app = create_app()

@@ -1,0 +1,319 @@
+"""The JSON API of ``../shared/API.md``, exactly: parse -> service -> render.
+
+Errors are raised by the services (``ServiceError``) and turned into ``{"detail": ...}`` by
+the handlers in ``app.web.errors``; identity and CSRF are enforced by ``IdentityMiddleware``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Request, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from app import services
+from app.db.session import SessionDep
+from app.engine import DEFAULT_VARIANT, MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS
+from app.services import GameState, VariantStatistics
+from app.web.deps import CsrfToken, PlayerId, clear_identity
+
+# -- bodies ------------------------------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class NewGameIn(_Strict):
+    variant: StrictStr = Field(
+        DEFAULT_VARIANT,
+        description="The variant to play.",
+        json_schema_extra={"enum": list(VARIANTS)},
+    )
+    deal_number: StrictInt | None = Field(
+        None,
+        description=f"A deal number, {MIN_DEAL_NUMBER} to {MAX_DEAL_NUMBER}. "
+        "Without it (and without a deal string) the server picks a random deal number.",
+        json_schema_extra={"minimum": MIN_DEAL_NUMBER, "maximum": MAX_DEAL_NUMBER},
+    )
+    deal: StrictStr | None = Field(
+        None,
+        description="A deal string: 52 card codes separated by single spaces (RULES.md).",
+    )
+
+
+class MoveIn(_Strict):
+    from_column: StrictInt = Field(description="The column to pick up from, 0-6.")
+    from_index: StrictInt = Field(
+        description="Index of the picked-up card in its column (0 is the deepest card)."
+    )
+    to_column: StrictInt = Field(description="The column the group goes to, 0-6.")
+    version: StrictInt | None = Field(
+        None, description="The game version this move was chosen against (409 if stale)."
+    )
+
+
+class VersionIn(_Strict):
+    version: StrictInt | None = Field(
+        None, description="The game version this action was chosen against (409 if stale)."
+    )
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+class ErrorOut(BaseModel):
+    detail: str = Field(description="A sentence a player understands.")
+
+
+class SessionOut(BaseModel):
+    player: str = Field(description="The player's opaque id.")
+    csrf_token: str = Field(description="Send it as X-CSRF-Token on every unsafe request.")
+
+
+class GameOut(BaseModel):
+    id: str
+    variant: str
+    deal_number: int | None = Field(description="None for a game created from a deal string.")
+    status: Literal["playing", "won"]
+    columns: list[list[str | None]] = Field(
+        description="Exactly 7 columns, deepest card first; a face-down card is null."
+    )
+    stock: int = Field(description="Cards left in the stock.")
+    completed: list[str] = Field(description="Suits of removed runs, in removal order.")
+    moves: int = Field(description="Steps taken (moves and the deal), net of undo.")
+    version: int = Field(description="Increases by one on every accepted change.")
+    can_undo: bool
+    can_redo: bool
+
+
+class HintMoveOut(BaseModel):
+    from_column: int
+    from_index: int
+    to_column: int
+
+
+class HintsOut(BaseModel):
+    moves: list[HintMoveOut]
+    can_deal: bool
+    stuck: bool = Field(description="No useful move is left and the stock is empty.")
+
+
+class VariantStatsOut(BaseModel):
+    started: int
+    won: int
+    win_rate: float | None = Field(description="won / started; null before the first start.")
+    abandoned: int = Field(description="Unfinished games left for a new game of the variant.")
+    current_streak: int
+    best_streak: int
+    best_time_seconds: int | None = Field(description="Fastest win, start to win.")
+    fewest_moves: int | None = Field(description="Fewest moves (net of undo) of a win.")
+    last_played: datetime | None
+
+
+class StatsOut(BaseModel):
+    variants: dict[str, VariantStatsOut]
+
+
+def game_out(state: GameState) -> GameOut:
+    view = state.view
+    return GameOut(
+        id=state.id,
+        variant=state.variant,
+        deal_number=state.deal_number,
+        status="won" if state.status == "won" else "playing",
+        columns=view.columns,
+        stock=view.stock,
+        completed=view.completed,
+        moves=view.moves,
+        version=state.version,
+        can_undo=view.can_undo,
+        can_redo=view.can_redo,
+    )
+
+
+def _stats_out(s: VariantStatistics) -> VariantStatsOut:
+    return VariantStatsOut(
+        started=s.started,
+        won=s.won,
+        win_rate=s.win_rate,
+        abandoned=s.abandoned,
+        current_streak=s.current_streak,
+        best_streak=s.best_streak,
+        best_time_seconds=s.best_time_seconds,
+        fewest_moves=s.fewest_moves,
+        last_played=s.last_played,
+    )
+
+
+# -- routes ------------------------------------------------------------------------------------
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    text = {
+        403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
+        404: "No such game (or another player's game).",
+        409: "The version is not the game's current version: nothing changed.",
+        422: "A malformed body, or an action the rules refuse: nothing changed.",
+    }
+    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
+
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+OptionalVersion = Annotated[VersionIn | None, Body()]
+
+
+@router.get("/session", response_model=SessionOut, summary="The player and their CSRF token")
+def get_session(player_id: PlayerId, csrf_token: CsrfToken) -> SessionOut:
+    return SessionOut(player=player_id, csrf_token=csrf_token)
+
+
+@router.post(
+    "/games",
+    status_code=201,
+    response_model=GameOut,
+    responses=_errors(403, 422),
+    summary="Start a new game",
+)
+def create_game(
+    db: SessionDep,
+    player_id: PlayerId,
+    response: Response,
+    body: Annotated[NewGameIn | None, Body()] = None,
+) -> GameOut:
+    body = body or NewGameIn.model_validate({})
+    state = services.create_game(db, player_id, body.variant, body.deal_number, body.deal)
+    response.headers["Location"] = f"/api/games/{state.id}"
+    return game_out(state)
+
+
+@router.get("/games/{game_id}", response_model=GameOut, responses=_errors(404), summary="A game")
+def get_game(game_id: str, db: SessionDep, player_id: PlayerId) -> GameOut:
+    return game_out(services.get_game(db, player_id, game_id))
+
+
+@router.post(
+    "/games/{game_id}/moves",
+    response_model=GameOut,
+    responses=_errors(403, 404, 409, 422),
+    summary="Move a card (with all on it) to another column",
+)
+def post_move(game_id: str, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
+    action = ("move", body.from_column, body.from_index, body.to_column)
+    return game_out(services.act(db, player_id, game_id, action, body.version))
+
+
+@router.post(
+    "/games/{game_id}/deal",
+    response_model=GameOut,
+    responses=_errors(403, 404, 409, 422),
+    summary="Deal the stock onto the first three columns",
+)
+def post_deal(
+    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+) -> GameOut:
+    version = body.version if body else None
+    return game_out(services.act(db, player_id, game_id, ("deal",), version))
+
+
+@router.post(
+    "/games/{game_id}/undo",
+    response_model=GameOut,
+    responses=_errors(403, 404, 409, 422),
+    summary="Undo the last step",
+)
+def post_undo(
+    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+) -> GameOut:
+    version = body.version if body else None
+    return game_out(services.act(db, player_id, game_id, ("undo",), version))
+
+
+@router.post(
+    "/games/{game_id}/redo",
+    response_model=GameOut,
+    responses=_errors(403, 404, 409, 422),
+    summary="Redo the step the last undo took back",
+)
+def post_redo(
+    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+) -> GameOut:
+    version = body.version if body else None
+    return game_out(services.act(db, player_id, game_id, ("redo",), version))
+
+
+@router.get(
+    "/games/{game_id}/hints",
+    response_model=HintsOut,
+    responses=_errors(404),
+    summary="Every legal, useful move, and whether the deal is possible",
+)
+def get_hints(game_id: str, db: SessionDep, player_id: PlayerId) -> HintsOut:
+    result = services.hints(db, player_id, game_id)
+    return HintsOut(
+        moves=[
+            HintMoveOut(from_column=m.from_column, from_index=m.from_index, to_column=m.to_column)
+            for m in result.moves
+        ],
+        can_deal=result.can_deal,
+        stuck=result.stuck,
+    )
+
+
+@router.post(
+    "/games/{game_id}/restart",
+    status_code=201,
+    response_model=GameOut,
+    responses=_errors(403, 404),
+    summary="A new game with the same deal",
+)
+def post_restart(game_id: str, db: SessionDep, player_id: PlayerId, response: Response) -> GameOut:
+    state = services.restart(db, player_id, game_id)
+    response.headers["Location"] = f"/api/games/{state.id}"
+    return game_out(state)
+
+
+@router.get("/stats", response_model=StatsOut, summary="Statistics of every variant")
+def get_stats(db: SessionDep, player_id: PlayerId) -> StatsOut:
+    stats = services.get_stats(db, player_id, recent_limit=0, days=0)
+    return StatsOut(variants={name: _stats_out(s) for name, s in stats.variants.items()})
+
+
+@router.delete(
+    "/games",
+    status_code=204,
+    response_class=Response,
+    responses=_errors(403),
+    summary="Delete every saved game of this player",
+)
+def delete_games(db: SessionDep, player_id: PlayerId) -> Response:
+    services.delete_games(db, player_id)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/stats",
+    status_code=204,
+    response_class=Response,
+    responses=_errors(403),
+    summary="Delete every result of this player",
+)
+def delete_stats(db: SessionDep, player_id: PlayerId) -> Response:
+    services.delete_results(db, player_id)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/player",
+    status_code=204,
+    response_class=Response,
+    responses=_errors(403),
+    summary="Delete all of this player's data and clear the cookie",
+)
+def delete_player(request: Request, db: SessionDep, player_id: PlayerId) -> Response:
+    services.delete_player(db, player_id)
+    response = Response(status_code=204)
+    clear_identity(request, response)
+    return response

@@ -1,0 +1,284 @@
+"""Identity and CSRF, shared by the JSON API and the HTML pages.
+
+Identity: a player is an anonymous, per-browser id (192 random bits) held in a signed
+(itsdangerous, ``SECRET_KEY``), HttpOnly, SameSite=Lax cookie; Secure when the request came
+over https (``COOKIE_SECURE``). ``IdentityMiddleware`` reads it on every request, or makes a
+new id when the request has none (or a forged one) and sets the cookie on the response,
+whatever the response is. The player's database row is created lazily by the first service
+that writes, so a brand-new id works everywhere (empty statistics, default settings).
+The signature has no expiry: cookies stay valid across restarts while ``SECRET_KEY`` does.
+
+CSRF: the token is an HMAC of the player id (``csrf_token_for``); every POST, PUT, PATCH and
+DELETE must carry it in the ``X-CSRF-Token`` header or the ``csrf_token`` form field. Requests
+a browser marks as cross-site (``Sec-Fetch-Site: cross-site``) or whose ``Origin`` is not this
+site (nor a ``TRUSTED_ORIGINS`` entry) are refused too. A refused request gets ``403``
+``{"detail": ...}`` before any route runs: nothing changes.
+
+For routes: ``PlayerId`` (the player's id), ``CsrfToken`` (the token to embed in forms),
+``clear_identity(response)`` (after deleting the player).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Annotated
+from urllib.parse import parse_qs, urlsplit
+
+from fastapi import Depends, Request, Response
+from itsdangerous import BadSignature, Signer
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import Settings, get_settings
+from app.services import new_player_id
+from app.web.security import cookie_secure
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf_token"
+MAX_FORM_BYTES = 1_000_000
+
+_SIGNER_SALT = "scorpion.player"
+
+
+def _signer(settings: Settings) -> Signer:
+    return Signer(settings.secret_key, salt=_SIGNER_SALT)
+
+
+def sign_player_id(player_id: str, settings: Settings | None = None) -> str:
+    return _signer(settings or get_settings()).sign(player_id).decode()
+
+
+def read_player_cookie(value: str | None, settings: Settings | None = None) -> str | None:
+    """The player id in a cookie value, or None if missing or not signed by us."""
+    if not value:
+        return None
+    try:
+        player_id = _signer(settings or get_settings()).unsign(value).decode()
+    except (BadSignature, UnicodeDecodeError):
+        return None
+    if not 16 <= len(player_id) <= 64:
+        return None
+    return player_id
+
+
+def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
+    """The CSRF token of ``player_id`` (HMAC-SHA256 with ``SECRET_KEY``)."""
+    key = (settings or get_settings()).secret_key.encode()
+    return hmac.new(key, b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
+
+
+def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
+    if not token:
+        return False
+    return hmac.compare_digest(csrf_token_for(player_id, settings), token)
+
+
+def _cookie_header(conn: HTTPConnection, settings: Settings, value: str, max_age: int) -> str:
+    parts = [
+        f"{settings.cookie_name}={value}",
+        "Path=/",
+        f"Max-Age={max_age}",
+        "HttpOnly",
+        "SameSite=Lax",
+    ]
+    if max_age == 0:
+        parts.append("Expires=Thu, 01 Jan 1970 00:00:00 GMT")
+    if cookie_secure(conn, settings.cookie_secure):
+        parts.append("Secure")
+    return "; ".join(parts)
+
+
+def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
+    if origin == "null":
+        return False
+    if origin.rstrip("/") in settings.trusted_origin_list:
+        return True
+    host = conn.headers.get("host")
+    if not host:
+        return False
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:
+        return False
+    return netloc.lower() == host.lower()
+
+
+async def _send_forbidden(
+    send: Send, detail: str, extra_headers: list[tuple[bytes, bytes]]
+) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                *extra_headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class IdentityMiddleware:
+    """Resolves the player (``scope["state"]["player_id"]``) and enforces CSRF; see the module
+    notes. A plain ASGI middleware: no buffering except an unsafe form post's small body."""
+
+    def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        settings = self.settings or get_settings()
+        conn = HTTPConnection(scope)
+        player_id = read_player_cookie(conn.cookies.get(settings.cookie_name), settings)
+        is_new = player_id is None
+        if player_id is None:
+            player_id = new_player_id()
+        state = scope.setdefault("state", {})
+        state["player_id"] = player_id
+        state["player_is_new"] = is_new
+        state["csrf_token"] = csrf_token_for(player_id, settings)
+
+        new_cookie: list[tuple[bytes, bytes]] = []
+        if is_new:
+            value = sign_player_id(player_id, settings)
+            header = _cookie_header(conn, settings, value, settings.cookie_max_age_seconds)
+            new_cookie = [(b"set-cookie", header.encode("latin-1"))]
+
+        if scope["method"] in UNSAFE_METHODS:
+            refusal, receive = await self._check_unsafe(conn, scope, receive, player_id, settings)
+            if refusal is not None:
+                await _send_forbidden(send, refusal, new_cookie)
+                return
+
+        async def send_with_cookie(message: Message) -> None:
+            if (
+                message["type"] == "http.response.start"
+                and is_new
+                and not state.get("identity_cleared")
+            ):
+                headers = MutableHeaders(scope=message)
+                headers.append("set-cookie", new_cookie[0][1].decode("latin-1"))
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+    async def _check_unsafe(
+        self,
+        conn: HTTPConnection,
+        scope: Scope,
+        receive: Receive,
+        player_id: str,
+        settings: Settings,
+    ) -> tuple[str | None, Receive]:
+        headers = conn.headers
+        if headers.get("sec-fetch-site", "").lower() == "cross-site":
+            return "Requests from other sites are refused.", receive
+        origin = headers.get("origin")
+        if origin is not None and not _same_origin(conn, origin, settings):
+            return "Requests from other sites are refused.", receive
+        token = headers.get(CSRF_HEADER)
+        if token is None:
+            token, receive = await _form_token(scope, receive, headers)
+        if not csrf_token_valid(player_id, token, settings):
+            return (
+                "This request could not be verified: its security token (CSRF token) is "
+                "missing or wrong. Reload the page and try again.",
+                receive,
+            )
+        return None, receive
+
+
+async def _form_token(
+    scope: Scope, receive: Receive, headers: Headers
+) -> tuple[str | None, Receive]:
+    """Read the ``csrf_token`` field of a form body; the body is replayed to the app."""
+    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        return None, receive
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_FORM_BYTES:
+            return None, receive
+        chunks.append(chunk)
+        more = bool(message.get("more_body", False))
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    token: str | None = None
+    if content_type == "application/x-www-form-urlencoded":
+        values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(CSRF_FIELD)
+        token = values[0] if values else None
+    else:
+        once = False
+
+        async def feed() -> Message:
+            nonlocal once
+            if not once:
+                once = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.disconnect"}
+
+        try:
+            form = await Request(scope, feed).form()
+            value = form.get(CSRF_FIELD)
+            token = value if isinstance(value, str) else None
+            await form.close()
+        except Exception:
+            token = None
+    return token, replay
+
+
+# -- dependencies for routes -------------------------------------------------------------------
+
+
+def get_player_id(request: Request) -> str:
+    """The requesting player's id (set by ``IdentityMiddleware``)."""
+    player_id = request.scope.get("state", {}).get("player_id")
+    if not isinstance(player_id, str):
+        raise RuntimeError("IdentityMiddleware is not installed")
+    return player_id
+
+
+def get_csrf_token(request: Request) -> str:
+    """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
+    token = request.scope.get("state", {}).get("csrf_token")
+    if not isinstance(token, str):
+        raise RuntimeError("IdentityMiddleware is not installed")
+    return token
+
+
+PlayerId = Annotated[str, Depends(get_player_id)]
+CsrfToken = Annotated[str, Depends(get_csrf_token)]
+
+
+def clear_identity(request: Request, response: Response) -> None:
+    """After deleting the player: clear the cookie and ask the browser to forget the site."""
+    settings = get_settings()
+    request.scope.setdefault("state", {})["identity_cleared"] = True
+    response.headers.append("set-cookie", _cookie_header(request, settings, '""', 0))
+    response.headers["Clear-Site-Data"] = '"cookies", "storage", "cache"'
