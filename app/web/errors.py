@@ -11,8 +11,8 @@ provide ``render_error(request, status_code, detail) -> Response``; it is used w
 from __future__ import annotations
 
 import logging
-from http import HTTPStatus
 from collections.abc import Callable, Sequence
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
