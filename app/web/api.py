@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import APIRouter, Body, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from app import services
@@ -163,6 +163,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 router = APIRouter(prefix="/api", tags=["api"])
 
 OptionalVersion = Annotated[VersionIn | None, Body()]
+GameId = Annotated[str, Path(alias="id", description="The game's opaque id.")]
 
 
 @router.get("/session", response_model=SessionOut, summary="The player and their CSRF token")
@@ -189,68 +190,68 @@ def create_game(
     return game_out(state)
 
 
-@router.get("/games/{game_id}", response_model=GameOut, responses=_errors(404), summary="A game")
-def get_game(game_id: str, db: SessionDep, player_id: PlayerId) -> GameOut:
+@router.get("/games/{id}", response_model=GameOut, responses=_errors(404), summary="A game")
+def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
     return game_out(services.get_game(db, player_id, game_id))
 
 
 @router.post(
-    "/games/{game_id}/moves",
+    "/games/{id}/moves",
     response_model=GameOut,
     responses=_errors(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column",
 )
-def post_move(game_id: str, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
+def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
     action = ("move", body.from_column, body.from_index, body.to_column)
     return game_out(services.act(db, player_id, game_id, action, body.version))
 
 
 @router.post(
-    "/games/{game_id}/deal",
+    "/games/{id}/deal",
     response_model=GameOut,
     responses=_errors(403, 404, 409, 422),
     summary="Deal the stock onto the first three columns",
 )
 def post_deal(
-    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
 ) -> GameOut:
     version = body.version if body else None
     return game_out(services.act(db, player_id, game_id, ("deal",), version))
 
 
 @router.post(
-    "/games/{game_id}/undo",
+    "/games/{id}/undo",
     response_model=GameOut,
     responses=_errors(403, 404, 409, 422),
     summary="Undo the last step",
 )
 def post_undo(
-    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
 ) -> GameOut:
     version = body.version if body else None
     return game_out(services.act(db, player_id, game_id, ("undo",), version))
 
 
 @router.post(
-    "/games/{game_id}/redo",
+    "/games/{id}/redo",
     response_model=GameOut,
     responses=_errors(403, 404, 409, 422),
     summary="Redo the step the last undo took back",
 )
 def post_redo(
-    game_id: str, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
 ) -> GameOut:
     version = body.version if body else None
     return game_out(services.act(db, player_id, game_id, ("redo",), version))
 
 
 @router.get(
-    "/games/{game_id}/hints",
+    "/games/{id}/hints",
     response_model=HintsOut,
     responses=_errors(404),
     summary="Every legal, useful move, and whether the deal is possible",
 )
-def get_hints(game_id: str, db: SessionDep, player_id: PlayerId) -> HintsOut:
+def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     result = services.hints(db, player_id, game_id)
     return HintsOut(
         moves=[
@@ -263,13 +264,15 @@ def get_hints(game_id: str, db: SessionDep, player_id: PlayerId) -> HintsOut:
 
 
 @router.post(
-    "/games/{game_id}/restart",
+    "/games/{id}/restart",
     status_code=201,
     response_model=GameOut,
     responses=_errors(403, 404),
     summary="A new game with the same deal",
 )
-def post_restart(game_id: str, db: SessionDep, player_id: PlayerId, response: Response) -> GameOut:
+def post_restart(
+    game_id: GameId, db: SessionDep, player_id: PlayerId, response: Response
+) -> GameOut:
     state = services.restart(db, player_id, game_id)
     response.headers["Location"] = f"/api/games/{state.id}"
     return game_out(state)

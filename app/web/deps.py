@@ -87,7 +87,7 @@ def _cookie_header(conn: HTTPConnection, settings: Settings, value: str, max_age
     ]
     if max_age == 0:
         parts.append("Expires=Thu, 01 Jan 1970 00:00:00 GMT")
-    if cookie_secure(conn, settings.cookie_secure):
+    if cookie_secure(conn, settings.cookie_secure, settings.trusted_proxies):
         parts.append("Secure")
     return "; ".join(parts)
 
