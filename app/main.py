@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
-from app.web import api, pages
+from app.web import api, errors_db, pages
 from app.web.deps import IdentityMiddleware
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
@@ -32,6 +32,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     install_error_handlers(app, getattr(pages, "render_error", None))
+    errors_db.install(app)  # 503 on the other database faults, 429 on rate limits
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(SecurityHeadersMiddleware)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

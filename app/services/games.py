@@ -49,6 +49,7 @@ from app.engine import (
 
 from ._common import add_event, ensure_player, lock_player, new_game_id, stats_row
 from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
+from .ratelimit import consume as count_request
 from .types import GameState, Hints
 
 ACTION_KINDS = ("move", "deal", "undo", "redo")
@@ -101,6 +102,7 @@ def get_game(db: Session, player_id: str, game_id: str) -> GameState:
 
 def hints(db: Session, player_id: str, game_id: str) -> Hints:
     """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
+    count_request(db, player_id, "actions")
     try:
         row = _load(db, player_id, game_id)
         game = Game.from_snapshot(row.snapshot)
@@ -215,6 +217,7 @@ def create_game(
 
     Supersedes the player's previous unfinished game of the variant (see the module notes).
     """
+    count_request(db, player_id, "games")
     variant = check_variant(variant)
     number, deal_text = _resolve_deal(deal_number, deal)
     begin_write(db)
@@ -231,6 +234,7 @@ def create_game(
 
 def restart(db: Session, player_id: str, game_id: str) -> GameState:
     """A new game with the same deal as ``game_id`` (a new start for the statistics)."""
+    count_request(db, player_id, "games")
     begin_write(db)
     try:
         if not lock_player(db, player_id):
@@ -355,6 +359,7 @@ def act(
     must be current (``VersionConflict``), then the rules (``ActionRefused``). On any error
     nothing changes.
     """
+    count_request(db, player_id, "actions")
     action = _check_action(action)
     begin_write(db)
     try:

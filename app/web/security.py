@@ -59,9 +59,7 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 class SecurityHeadersMiddleware:
     """Adds ``SECURITY_HEADERS`` to every HTTP response that does not carry them already."""
 
-    def __init__(
-        self, app: ASGIApp, headers: Iterable[tuple[str, str]] = SECURITY_HEADERS
-    ) -> None:
+    def __init__(self, app: ASGIApp, headers: Iterable[tuple[str, str]] = SECURITY_HEADERS) -> None:
         self.app = app
         self.headers = tuple((name.lower(), value) for name, value in headers)
 
