@@ -22,6 +22,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup
 
 from app import services
+from app.config import get_settings
 from app.db.session import SessionDep
 from app.engine import MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS, Move, PublicView
 from app.services import GameState, NotFound, ServiceError, VersionConflict
@@ -190,6 +191,16 @@ def _not_found(request: Request, csrf_token: str, message: str | None = None) ->
         message or "There is no such game here. It may have been deleted, or it belongs to "
         "another browser.",
     )
+
+
+ERROR_TITLES = {403: "Not allowed", 404: "Not found", 405: "Not here", 429: "Slow down"}
+
+
+def render_error(request: Request, status_code: int, detail: str) -> Response:
+    """The HTML answer to an error outside the API (used by ``app.web.errors``)."""
+    token = request.scope.get("state", {}).get("csrf_token")
+    title = ERROR_TITLES.get(status_code, "Something went wrong")
+    return _error_page(request, token if isinstance(token, str) else "", status_code, title, detail)
 
 
 # -- home -------------------------------------------------------------------------------------
@@ -529,8 +540,7 @@ def privacy(
     ctx.update(
         prefs=services.get_settings(db, player),
         done=DONE_MESSAGES.get(done or ""),
-        cookie_name=request.app.state.cookie_name if hasattr(request.app.state, "cookie_name")
-        else "scorpion_player",
+        cookie_name=get_settings().cookie_name,
         cards_cookie=CARDS_COOKIE,
     )
     return render(request, "privacy.html", ctx)

@@ -1,0 +1,53 @@
+"""Replays: the sequence of public views a finished game went through.
+
+Built from the game's deal and its move log with ``Game.replay`` semantics (one action at a
+time from the opening layout). Only ``PublicView`` objects leave this module: a card that was
+face down at some step is ``None`` in that step's view, as it was on the player's screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import GameRow
+from app.engine import Game, PublicView, parse_deal
+
+from .errors import ActionRefused, NotFound
+from .games import action_log, get_game
+from .types import GameState
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    game: GameState
+    frames: list[PublicView]  # frames[0] is the opening layout, frames[k] after action k
+    actions: list[str]  # what each step was: "move", "deal", "undo" or "redo"
+
+
+def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
+    """Every public view of the player's finished game, in order.
+
+    ``NotFound`` for a game that is missing or someone else's; ``ActionRefused`` for a game
+    still being played (a replay is offered once the game is won).
+    """
+    state = get_game(db, player_id, game_id)
+    if state.status != "won":
+        raise ActionRefused("A replay is shown once the game is won.", "not_finished")
+    actions = action_log(db, player_id, game_id)
+    try:
+        deal_text = db.execute(
+            select(GameRow.deal).where(GameRow.id == game_id, GameRow.player_id == player_id)
+        ).scalar_one_or_none()
+    finally:
+        db.rollback()
+    if deal_text is None:
+        raise NotFound()
+    game = Game.new(state.variant, parse_deal(deal_text))
+    frames = [game.public_view()]
+    for action in actions:
+        game.apply(action)
+        frames.append(game.public_view())
+    return Replay(game=state, frames=frames, actions=[a[0] for a in actions])

@@ -1,0 +1,103 @@
+"""Server-rendered pictures for the statistics page: a plain SVG bar chart, no script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from markupsafe import Markup, escape
+
+from app.services import DayCount, PlayerStatistics
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    started: int
+    won: int
+    win_rate: float | None
+    current_streak: int
+    best_streak: int
+    best_time_seconds: int | None
+    fewest_moves: int | None
+
+
+def totals(data: PlayerStatistics) -> Totals:
+    """Figures over every variant together (the per-variant table shows each one)."""
+    v = list(data.variants.values())
+    started = sum(x.started for x in v)
+    won = sum(x.won for x in v)
+    times = [x.best_time_seconds for x in v if x.best_time_seconds is not None]
+    moves = [x.fewest_moves for x in v if x.fewest_moves is not None]
+    return Totals(
+        started=started,
+        won=won,
+        win_rate=won / started if started else None,
+        current_streak=max((x.current_streak for x in v), default=0),
+        best_streak=max((x.best_streak for x in v), default=0),
+        best_time_seconds=min(times) if times else None,
+        fewest_moves=min(moves) if moves else None,
+    )
+
+
+def _nice_max(value: int) -> int:
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        if value <= step * 4:
+            return step * 4
+    return ((value // 1000) + 1) * 1000
+
+
+def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Markup:
+    """Bars of games started and won on each of the last ``days`` days (all variants)."""
+    first = today - timedelta(days=days - 1)
+    starts = [0] * days
+    wins = [0] * days
+    for d in per_day:
+        k = (d.day - first).days
+        if 0 <= k < days:
+            starts[k] += d.started
+            wins[k] += d.won
+    top = _nice_max(max([*starts, *wins, 1]))
+    w, h = 640, 220
+    left, right, top_pad, bottom = 34, 8, 10, 26
+    plot_w, plot_h = w - left - right, h - top_pad - bottom
+    slot = plot_w / days
+    bar = max(2.0, slot * 0.38)
+    out: list[str] = []
+    total_s, total_w = sum(starts), sum(wins)
+    out.append(
+        f'<svg class="chart" viewBox="0 0 {w} {h}" role="img" '
+        f'aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">'
+    )
+    out.append(f'<title id="chart-title">Games started and won, last {days} days</title>')
+    out.append(
+        f'<desc id="chart-desc">From {first:%d %B} to {today:%d %B}: {total_s} game'
+        f"{'s' if total_s != 1 else ''} started and {total_w} won.</desc>"
+    )
+    for i in range(5):
+        value = top * i // 4
+        y = top_pad + plot_h - plot_h * i / 4
+        out.append(
+            f'<line class="axis" x1="{left}" x2="{w - right}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value}</text>'
+        )
+    for k in range(days):
+        x = left + slot * k + slot / 2
+        for cls, values, dx in (("bar-s", starts, -bar), ("bar-w", wins, 0.0)):
+            v = values[k]
+            if v:
+                bh = plot_h * v / top
+                y = top_pad + plot_h - bh
+                day = first + timedelta(days=k)
+                label = "started" if cls == "bar-s" else "won"
+                out.append(
+                    f'<rect class="{cls}" x="{x + dx:.1f}" y="{y:.1f}" width="{bar:.1f}" '
+                    f'height="{bh:.1f}" rx="1.5"><title>{day:%d %b}: {v} {label}</title></rect>'
+                )
+        if k % 7 == (days - 1) % 7:
+            day = first + timedelta(days=k)
+            out.append(
+                f'<text x="{x:.1f}" y="{h - 8}" text-anchor="middle">'
+                f"{escape(day.strftime('%d %b'))}</text>"
+            )
+    out.append("</svg>")
+    return Markup("".join(out))
