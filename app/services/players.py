@@ -94,7 +94,7 @@ def get_stats(
                 select(GameRow.variant, func.max(GameRow.updated_at))
                 .where(GameRow.player_id == player_id, GameRow.counted.is_(True))
                 .group_by(GameRow.variant)
-            ).tuples()
+            ).all()
             if at is not None
         }
         variants: dict[str, VariantStatistics] = {}

@@ -190,7 +190,7 @@ def create_game(
     return game_out(state)
 
 
-@router.get("/games/{id}", response_model=GameOut, responses=_errors(404), summary="A game")
+@router.get("/games/{id}", response_model=GameOut, responses=_errors(404, 422), summary="A game")
 def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
     return game_out(services.get_game(db, player_id, game_id))
 
@@ -248,7 +248,7 @@ def post_redo(
 @router.get(
     "/games/{id}/hints",
     response_model=HintsOut,
-    responses=_errors(404),
+    responses=_errors(404, 422),
     summary="Every legal, useful move, and whether the deal is possible",
 )
 def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:

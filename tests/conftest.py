@@ -1,0 +1,137 @@
+"""Shared fixtures: a real database per backend, built by the Alembic migrations.
+
+``db_url`` is parametrised over SQLite (a temporary file) and PostgreSQL on 127.0.0.1:5432
+(user postgres, trust auth): each test run creates its own uniquely named PostgreSQL database
+(``scorpion_test_<hex>``) and drops it at the end. PostgreSQL unreachable: the PostgreSQL
+half is skipped, unless ``REQUIRE_POSTGRES=1``, which turns that into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_HOST = os.environ.get("TEST_PG_HOST", "127.0.0.1")
+PG_ADMIN_DSN = f"postgresql://postgres@{PG_HOST}:5432/test"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def postgres_reachable() -> bool:
+    try:
+        with psycopg.connect(PG_ADMIN_DSN, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+def require_postgres_or_skip() -> None:
+    if postgres_reachable():
+        return
+    if os.environ.get("REQUIRE_POSTGRES") == "1":
+        pytest.fail(
+            f"PostgreSQL is required (REQUIRE_POSTGRES=1) but {PG_ADMIN_DSN} is unreachable",
+            pytrace=False,
+        )
+    pytest.skip(f"PostgreSQL is not reachable at {PG_ADMIN_DSN}")
+
+
+def create_pg_database() -> tuple[str, str]:
+    """(name, SQLAlchemy URL) of a fresh, empty PostgreSQL database."""
+    name = f"scorpion_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return name, f"postgresql+psycopg://postgres@{PG_HOST}:5432/{name}"
+
+
+def drop_pg_database(name: str) -> None:
+    with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.attributes["database_url"] = url
+    return cfg
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def empty_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The URL of a fresh, empty database (no tables) on each backend."""
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("sqlite") / "scorpion.db"
+        yield f"sqlite:///{path}"
+        return
+    require_postgres_or_skip()
+    name, url = create_pg_database()
+    try:
+        yield url
+    finally:
+        drop_pg_database(name)
+
+
+@pytest.fixture(scope="session")
+def db_url(empty_db_url: str) -> str:
+    """A database of each backend with the schema made by ``alembic upgrade head``."""
+    command.upgrade(alembic_config(empty_db_url), "head")
+    return empty_db_url
+
+
+@pytest.fixture(scope="session")
+def configured(db_url: str) -> Iterator[str]:
+    """Point the application's settings and engine at the test database."""
+    from app.config import get_settings
+    from app.db.session import reset_engine
+
+    saved = {k: os.environ.get(k) for k in ("DATABASE_URL", "RATE_LIMITS", "ENVIRONMENT")}
+    os.environ["DATABASE_URL"] = db_url
+    os.environ["RATE_LIMITS"] = "off"
+    os.environ["ENVIRONMENT"] = "test"
+    get_settings.cache_clear()
+    reset_engine()
+    try:
+        yield db_url
+    finally:
+        reset_engine()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def engine(configured: str) -> Engine:
+    from app.db.session import get_engine
+
+    return get_engine()
+
+
+@pytest.fixture()
+def db(engine: Engine) -> Iterator[Session]:
+    """A session on the test database (real, not mocked)."""
+    session = sessionmaker(bind=engine, expire_on_commit=False)()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture(scope="session")
+def app(configured: str):  # type: ignore[no-untyped-def]
+    from app.main import create_app
+
+    return create_app()
