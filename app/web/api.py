@@ -267,7 +267,7 @@ def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     "/games/{id}/restart",
     status_code=201,
     response_model=GameOut,
-    responses=_errors(403, 404),
+    responses=_errors(403, 404, 422),
     summary="A new game with the same deal",
 )
 def post_restart(
