@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, Player, PlayerSettings, StatEvent, VariantStats, utcnow
@@ -80,7 +80,8 @@ def get_stats(
     db: Session, player_id: str, *, recent_limit: int = 20, days: int = 60
 ) -> PlayerStatistics:
     """Statistics of every variant (zeros where nothing was played), recent results and
-    starts/wins per day over the last ``days`` days."""
+    starts/wins per day over the last ``days`` days. "Last played" is the last start, win or
+    abandonment."""
     try:
         rows = {
             r.variant: r
@@ -88,27 +89,12 @@ def get_stats(
                 select(VariantStats).where(VariantStats.player_id == player_id)
             ).scalars()
         }
-        last_touch: dict[str, datetime] = {
-            variant: at
-            for variant, at in db.execute(
-                select(GameRow.variant, func.max(GameRow.updated_at))
-                .where(GameRow.player_id == player_id, GameRow.counted.is_(True))
-                .group_by(GameRow.variant)
-            ).all()
-            if at is not None
-        }
         variants: dict[str, VariantStatistics] = {}
         for name in VARIANTS:
             r = rows.get(name)
             if r is None:
                 variants[name] = VariantStatistics(variant=name)
                 continue
-            last = r.last_played_at
-            touched = last_touch.get(name)
-            if touched is not None:
-                touched = _aware(touched)
-                if last is None or touched > last:
-                    last = touched
             variants[name] = VariantStatistics(
                 variant=name,
                 started=r.started,
@@ -118,7 +104,7 @@ def get_stats(
                 best_streak=r.best_streak,
                 best_time_seconds=r.best_time_seconds,
                 fewest_moves=r.fewest_moves,
-                last_played=last,
+                last_played=r.last_played_at,
             )
         recent = [
             ResultEntry(
@@ -157,10 +143,6 @@ def get_stats(
         return PlayerStatistics(variants=variants, recent=recent, per_day=per_day)
     finally:
         db.rollback()
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 # -- privacy -----------------------------------------------------------------------------------
