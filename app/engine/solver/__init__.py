@@ -1,0 +1,40 @@
+"""Scorpion solver: decides deals and games in progress (server side: hidden cards known).
+
+Public interface:
+
+- ``analyse(game, budget_seconds) -> Analysis``: "is this still winnable?" for a game in
+  progress; ``Analysis.verdict`` is ``"win"`` | ``"loss"`` | ``"unknown"``, ``line`` the winning
+  line (verified through the engine) and ``first_action`` a solver hint.
+- ``solve_deal(variant, deal, budget_seconds)``: the same from a deal's opening layout.
+- ``random_winnable_deal(variant, rng) -> int``: a deal number from the shipped catalog.
+- ``winning_line(variant, number)``: a catalogued deal's verified line.
+- ``load_odds()``: the published odds (``odds.json``).
+- ``Position``, ``solve``, ``dead_reason``: the search core (tests, tools).
+
+Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds} --help``.
+"""
+
+from .api import Analysis, SolverError, analyse, solve_deal, verify_line
+from .catalogs import decode_line, encode_line, random_winnable_deal, winnable_deals, winning_line
+from .odds import load_odds, wilson
+from .search import Position, SearchResult, Verdict, dead_reason, solve
+
+__all__ = [
+    "Analysis",
+    "Position",
+    "SearchResult",
+    "SolverError",
+    "Verdict",
+    "analyse",
+    "dead_reason",
+    "decode_line",
+    "encode_line",
+    "load_odds",
+    "random_winnable_deal",
+    "solve",
+    "solve_deal",
+    "verify_line",
+    "wilson",
+    "winnable_deals",
+    "winning_line",
+]

@@ -1,0 +1,87 @@
+"""The solver's public entry points: verified answers for deals and games in progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..deals import Deal
+from ..game import Action, Game
+from ..variants import Variant, get_variant
+from .search import Position, SearchResult, Verdict, solve
+
+
+class SolverError(RuntimeError):
+    """The search claimed a win whose line does not win through the engine (a bug)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The solver's answer about a position.
+
+    ``verdict``: ``"win"`` (``line`` wins from the position; it was replayed through the
+    engine), ``"loss"`` (no continuation wins: proved), ``"unknown"`` (the budget ran out).
+    ``line`` is ``None`` unless the verdict is ``"win"``; it may hold face-down and stock card
+    positions implicitly (its moves), so the web layer shows at most its first action.
+    """
+
+    verdict: Verdict
+    line: list[Action] | None
+    nodes: int
+    seconds: float
+
+    @property
+    def first_action(self) -> Action | None:
+        """The first step of the winning line (a "solver hint"), if there is one."""
+        return self.line[0] if self.line else None
+
+
+def verify_line(game: Game, line: list[Action]) -> bool:
+    """True when ``line`` played from ``game``'s position (on a copy) wins."""
+    g = game.copy()
+    try:
+        for action in line:
+            g.apply(action)
+    except Exception:  # noqa: BLE001 - any engine refusal means the line is wrong
+        return False
+    return g.won
+
+
+def _checked(result: SearchResult, start: Game) -> Analysis:
+    if result.verdict == "win":
+        assert result.line is not None
+        if not verify_line(start, result.line):
+            raise SolverError("the solver's winning line does not win through the engine")
+    return Analysis(result.verdict, result.line, result.nodes, result.seconds)
+
+
+def analyse(
+    game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None
+) -> Analysis:
+    """Is ``game`` (a game in progress, hidden cards known) still winnable?
+
+    Answers within about ``budget_seconds`` (the search checks the clock every 1,024 nodes).
+    A ``"win"`` carries a line from the current position, already replayed through the engine;
+    its first action is a move that keeps the game winnable. Pure computation, no I/O: the web
+    layer runs it in a worker process with its own time budget.
+    """
+    if game.won:
+        return Analysis("win", [], 0, 0.0)
+    result = solve(Position.from_game(game), max_seconds=budget_seconds, max_nodes=max_nodes)
+    return _checked(result, game)
+
+
+def solve_deal(
+    variant: str | Variant,
+    deal: Deal,
+    budget_seconds: float | None = 10.0,
+    *,
+    max_nodes: int | None = None,
+    prune: bool = True,
+) -> Analysis:
+    """Solve a deal from its opening layout (a ``"win"`` line is verified through the engine)."""
+    v = get_variant(variant) if isinstance(variant, str) else variant
+    game = Game.new(v, deal)
+    result = solve(
+        Position.from_game(game), max_seconds=budget_seconds, max_nodes=max_nodes, prune=prune
+    )
+    return _checked(result, game)

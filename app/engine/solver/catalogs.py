@@ -1,0 +1,135 @@
+"""Catalogs of deals proved winnable, shipped with the app, and the compact line format.
+
+A catalog is a JSON file ``catalog/<variant>.json`` beside this module::
+
+    {"variant": "scorpion", "format": 1, "scanned": [[1, 2001]],
+     "deals": {"12": "<line>", ...}}
+
+``scanned`` lists the half-open ranges of deal numbers already examined (so a build can be
+resumed); ``deals`` maps every deal number proved winnable to its winning line, verified
+through the engine when it was stored.
+
+A line is written compactly: a move ``("move", a, i, b)`` is three characters: column ``a``
+(a digit), index ``i`` (one of ``0-9a-zA-Z``) and column ``b``; the deal is ``-``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..game import Action
+from ..variants import get_variant
+
+CATALOG_DIR = Path(__file__).with_name("catalog")
+CATALOG_FORMAT = 1
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def encode_line(line: Iterable[Action]) -> str:
+    """The compact text of a line of actions (see the module docstring)."""
+    out: list[str] = []
+    for action in line:
+        if action[0] == "deal":
+            out.append("-")
+        elif action[0] == "move":
+            _, a, i, b = action
+            out.append(f"{a}{_DIGITS[int(i)]}{b}")
+        else:
+            raise ValueError(f"a solver line holds moves and the deal, not {action[0]!r}")
+    return "".join(out)
+
+
+def decode_line(text: str) -> list[Action]:
+    """The actions of a compact line (inverse of ``encode_line``)."""
+    line: list[Action] = []
+    k = 0
+    while k < len(text):
+        if text[k] == "-":
+            line.append(("deal",))
+            k += 1
+            continue
+        chunk = text[k : k + 3]
+        if len(chunk) != 3 or not chunk[0].isdigit() or not chunk[2].isdigit():
+            raise ValueError(f"bad line text at character {k}: {text[k:k + 3]!r}")
+        line.append(("move", int(chunk[0]), _DIGITS.index(chunk[1]), int(chunk[2])))
+        k += 3
+    return line
+
+
+def catalog_path(variant: str) -> Path:
+    return CATALOG_DIR / f"{variant}.json"
+
+
+def empty_catalog(variant: str) -> dict[str, Any]:
+    return {"variant": variant, "format": CATALOG_FORMAT, "scanned": [], "deals": {}}
+
+
+def load_catalog_file(path: Path, variant: str) -> dict[str, Any]:
+    """The catalog stored at ``path`` (an empty one if there is no file)."""
+    if not path.exists():
+        return empty_catalog(variant)
+    data: dict[str, Any] = json.loads(path.read_text())
+    if data.get("variant") != variant or data.get("format") != CATALOG_FORMAT:
+        raise ValueError(f"{path} is not a format-{CATALOG_FORMAT} catalog of {variant}")
+    return data
+
+
+def save_catalog_file(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically (a temporary file renamed over the old one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deals = {str(k): data["deals"][k] for k in sorted(data["deals"], key=int)}
+    body = {**data, "scanned": merge_ranges(data["scanned"]), "deals": deals}
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(body, indent=0, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+
+
+def merge_ranges(ranges: Iterable[list[int]]) -> list[list[int]]:
+    """Merge half-open ``[lo, hi)`` ranges."""
+    out: list[list[int]] = []
+    for lo, hi in sorted((int(r[0]), int(r[1])) for r in ranges):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return out
+
+
+def is_scanned(ranges: list[list[int]], number: int) -> bool:
+    return any(lo <= number < hi for lo, hi in ranges)
+
+
+@lru_cache(maxsize=8)
+def winnable_deals(variant: str) -> tuple[int, ...]:
+    """The deal numbers the shipped catalog of ``variant`` holds, in increasing order."""
+    get_variant(variant)  # KeyError for an unknown variant
+    path = catalog_path(variant)
+    if not path.exists():
+        return ()
+    return tuple(sorted(int(k) for k in load_catalog_file(path, variant)["deals"]))
+
+
+def winning_line(variant: str, number: int) -> list[Action] | None:
+    """The stored winning line of a catalogued deal (``None`` if it is not catalogued)."""
+    path = catalog_path(variant)
+    if not path.exists():
+        return None
+    text = load_catalog_file(path, variant)["deals"].get(str(number))
+    return decode_line(text) if text is not None else None
+
+
+def random_winnable_deal(variant: str, rng: random.Random | None = None) -> int:
+    """A deal number of ``variant`` proved winnable, picked at random from the catalog.
+
+    Raises ``LookupError`` if the variant has no catalog (``KeyError`` for an unknown variant).
+    """
+    deals = winnable_deals(variant)
+    if not deals:
+        raise LookupError(f"there is no catalog of winnable {variant} deals")
+    return (rng or random.SystemRandom()).choice(deals)

@@ -1,0 +1,132 @@
+"""Command line of the solver (offline tools): ``python -m app.engine.solver <command>``.
+
+Commands:
+
+- ``solve``: solve one deal (``--number N`` or ``--deal "52 codes"``) and print the verdict.
+- ``build-catalog``: examine deal numbers ``--start .. --start + --count - 1`` and store every
+  deal proved winnable with its verified line in the variant's catalog (resumable).
+- ``odds``: solve consecutive deal numbers, cache the verdicts in ``data/odds/`` (resumable)
+  and print the share of winnable deals with its 95% Wilson interval; ``--write-json`` also
+  stores the figures in ``app/engine/solver/odds.json`` for the rules page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..deals import deal_from_number, parse_deal
+from ..variants import VARIANTS
+from .api import solve_deal
+from .catalogs import (
+    catalog_path,
+    encode_line,
+    is_scanned,
+    load_catalog_file,
+    merge_ranges,
+    save_catalog_file,
+)
+from .odds import run_odds, write_odds_json
+from .progress import Progress
+from .runner import solve_numbers
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    deal = parse_deal(args.deal) if args.deal else deal_from_number(args.number)
+    a = solve_deal(args.variant, deal, args.budget)
+    print(f"{a.verdict} in {a.seconds:.3f} s, {a.nodes} nodes")
+    if a.line is not None:
+        print(f"line ({len(a.line)} steps): {encode_line(a.line)}")
+    return 0
+
+
+def _cmd_build_catalog(args: argparse.Namespace) -> int:
+    path = Path(args.out) if args.out else catalog_path(args.variant)
+    data = load_catalog_file(path, args.variant)
+    numbers = [
+        n for n in range(args.start, args.start + args.count) if not is_scanned(data["scanned"], n)
+    ]
+    bar = Progress(len(numbers), f"catalog {args.variant}")
+    deadline = time.monotonic() + args.time_limit if args.time_limit else None
+    pending_from: int | None = None
+    last_save = time.monotonic()
+    found = 0
+    for r in solve_numbers(args.variant, numbers, args.budget, args.jobs):
+        if pending_from is None:
+            pending_from = r.number
+        if r.verdict == "win":
+            data["deals"][str(r.number)] = r.line
+            found += 1
+        # numbers come back in order: everything from pending_from to r.number is scanned
+        data["scanned"] = merge_ranges([*data["scanned"], [r.number, r.number + 1]])
+        bar.update(1, f"winnable {found}")
+        now = time.monotonic()
+        if now - last_save > 5:
+            save_catalog_file(path, data)
+            last_save = now
+        if deadline is not None and now >= deadline:
+            break
+    save_catalog_file(path, data)
+    bar.close()
+    print(f"{path}: {len(data['deals'])} winnable deals catalogued ({found} new)")
+    return 0
+
+
+def _cmd_odds(args: argparse.Namespace) -> int:
+    summary = run_odds(
+        args.variant,
+        args.start,
+        args.count,
+        args.budget,
+        jobs=args.jobs,
+        path=Path(args.out) if args.out else None,
+        time_limit=args.time_limit,
+    )
+    print(summary.text())
+    if args.write_json:
+        write_odds_json(summary)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m app.engine.solver", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser, budget: float) -> None:
+        sp.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+        sp.add_argument("--budget", type=float, default=budget, help="seconds per deal")
+
+    s = sub.add_parser("solve", help="solve one deal")
+    common(s, 10.0)
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--number", type=int)
+    g.add_argument("--deal", type=str)
+    s.set_defaults(func=_cmd_solve)
+
+    for name, func, budget in (
+        ("build-catalog", _cmd_build_catalog, 2.0),
+        ("odds", _cmd_odds, 10.0),
+    ):
+        c = sub.add_parser(name)
+        common(c, budget)
+        c.add_argument("--start", type=int, default=1)
+        c.add_argument("--count", type=int, required=True)
+        c.add_argument("--jobs", type=int, default=1, help="worker processes")
+        c.add_argument("--out", type=str, default=None)
+        c.add_argument("--time-limit", type=float, default=None,
+                       help="stop (resumably) after this many seconds")
+        if name == "odds":
+            c.add_argument("--write-json", action="store_true",
+                           help="store the figures in app/engine/solver/odds.json")
+        c.set_defaults(func=func)
+
+    args = p.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""The odds of winning: the share of winnable deals over consecutive deal numbers.
+
+Results are cached in ``data/odds/<variant>.jsonl``, one JSON object per block of consecutive
+deal numbers: ``{"start", "count", "budget", "v", "ms"}`` where ``v`` holds one letter per
+deal (``W`` win, ``L`` loss, ``U`` undecided within the budget) and ``ms`` the solver's time
+per deal in milliseconds. Re-running skips blocks already stored (resumable).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .progress import Progress
+from .runner import solve_numbers
+
+ODDS_DIR = Path("data/odds")
+ODDS_JSON = Path(__file__).with_name("odds.json")
+BLOCK = 500
+_LETTER = {"win": "W", "loss": "L", "unknown": "U"}
+
+
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True, slots=True)
+class OddsSummary:
+    variant: str
+    first_deal: int
+    last_deal: int
+    deals: int
+    win: int
+    loss: int
+    unknown: int
+    win_share: float
+    ci_low: float
+    ci_high: float
+    unknown_share: float
+    budget_seconds: float
+
+    def text(self) -> str:
+        pct = 100.0
+        return (
+            f"{self.variant}: deals {self.first_deal}-{self.last_deal} ({self.deals} deals, "
+            f"{self.budget_seconds:g} s each at most)\n"
+            f"  winnable   {self.win:7d}  {pct * self.win_share:6.2f}%  "
+            f"95% CI [{pct * self.ci_low:.2f}%, {pct * self.ci_high:.2f}%] "
+            f"(+/-{pct * (self.ci_high - self.ci_low) / 2:.2f} points)\n"
+            f"  lost       {self.loss:7d}  {pct * self.loss / max(self.deals, 1):6.2f}%\n"
+            f"  undecided  {self.unknown:7d}  {pct * self.unknown_share:6.3f}%"
+        )
+
+
+def odds_file(variant: str, directory: Path = ODDS_DIR) -> Path:
+    return directory / f"{variant}.jsonl"
+
+
+def read_blocks(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for raw in path.read_text().splitlines():
+        if raw.strip():
+            out.append(json.loads(raw))
+    return out
+
+
+def run_odds(
+    variant: str,
+    start: int,
+    count: int,
+    budget: float,
+    *,
+    jobs: int = 2,
+    path: Path | None = None,
+    time_limit: float | None = None,
+    quiet: bool = False,
+) -> OddsSummary:
+    """Solve the deals ``start .. start + count - 1`` not yet cached, then summarise them."""
+    path = path or odds_file(variant)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = {b["start"] for b in read_blocks(path)}
+    first_block = start - (start - 1) % BLOCK
+    todo_blocks = [
+        b for b in range(first_block, start + count, BLOCK) if b not in done
+    ]
+    numbers = [n for b in todo_blocks for n in range(b, b + BLOCK)]
+    bar = Progress(len(numbers), f"odds {variant}") if not quiet else None
+    stop_at = time.monotonic() + time_limit if time_limit else None
+    counts = {"W": 0, "L": 0, "U": 0}
+    letters: list[str] = []
+    times: list[int] = []
+    with path.open("a") as out:
+        for r in solve_numbers(variant, numbers, budget, jobs):
+            letter = _LETTER[r.verdict]
+            counts[letter] += 1
+            letters.append(letter)
+            times.append(math.ceil(r.ms))
+            if len(letters) == BLOCK:
+                block_start = r.number - BLOCK + 1
+                rec = {"start": block_start, "count": BLOCK, "budget": budget,
+                       "v": "".join(letters), "ms": times}
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                out.flush()
+                letters, times = [], []
+            if bar:
+                bar.update(1, f"W{counts['W']} L{counts['L']} U{counts['U']}")
+            if stop_at is not None and time.monotonic() >= stop_at and not letters:
+                break
+    if bar:
+        bar.close()
+    return summarise(variant, start, count, path=path)
+
+
+def summarise(variant: str, start: int, count: int, *, path: Path | None = None) -> OddsSummary:
+    """Summarise the cached results for deals ``start .. start + count - 1``."""
+    path = path or odds_file(variant)
+    verdict: dict[int, str] = {}
+    budget = 0.0
+    for b in read_blocks(path):
+        budget = max(budget, float(b["budget"]))
+        for k, letter in enumerate(b["v"]):
+            n = b["start"] + k
+            if start <= n < start + count:
+                verdict[n] = letter
+    win = sum(1 for v in verdict.values() if v == "W")
+    loss = sum(1 for v in verdict.values() if v == "L")
+    unknown = sum(1 for v in verdict.values() if v == "U")
+    n = len(verdict)
+    lo, hi = wilson(win, n)
+    return OddsSummary(
+        variant=variant,
+        first_deal=min(verdict) if verdict else start,
+        last_deal=max(verdict) if verdict else start - 1,
+        deals=n,
+        win=win,
+        loss=loss,
+        unknown=unknown,
+        win_share=win / n if n else 0.0,
+        ci_low=lo,
+        ci_high=hi,
+        unknown_share=unknown / n if n else 0.0,
+        budget_seconds=budget,
+    )
+
+
+def write_odds_json(summary: OddsSummary, path: Path = ODDS_JSON) -> None:
+    """Store the summary for ``summary.variant`` in ``odds.json`` (other variants kept)."""
+    data: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []
+    data = [d for d in data if d.get("variant") != summary.variant]
+    data.append(asdict(summary))
+    data.sort(key=lambda d: str(d["variant"]))
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def load_odds() -> list[dict[str, Any]]:
+    """The published odds (``odds.json``), one entry per variant; [] if none yet."""
+    if not ODDS_JSON.exists():
+        return []
+    data: list[dict[str, Any]] = json.loads(ODDS_JSON.read_text())
+    return data

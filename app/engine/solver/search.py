@@ -1,0 +1,626 @@
+"""The search core of the solver: pure Python, no I/O.
+
+A *position* is a full Scorpion position with every card known (the server side of a game):
+seven columns (deepest card first), how many of each column's deepest cards are face down,
+the stock (empty once dealt) and the suits already removed. ``solve`` explores the positions
+reachable from it, depth first, and answers
+
+- ``"win"`` with a line of engine actions (``("move", from_column, from_index, to_column)`` and
+  ``("deal",)``) that wins from the position; the caller verifies it through ``Game``
+  (``app.engine.solver.api`` does, always);
+- ``"loss"`` when every reachable position was explored or proved lost by the sound rules
+  below;
+- ``"unknown"`` when the budget (seconds and/or nodes) ran out first.
+
+Facts the search stands on (RULES.md):
+
+- In Scorpion and Scorpion II a card other than a King lands only on its same-suit successor,
+  and once there it never leaves it (it can only be carried along): its first pick-up *is* its
+  join. Every card but a King must be joined to its successor for the game to be won.
+- "Must leave first": for a card ``c`` to join ``c + 1``, whatever lies directly on ``c + 1``
+  must leave first; a face-down ``c`` needs the card directly on it to leave first; and if
+  ``c + 1`` lies above ``c`` in one column, one of the cards from just above ``c`` up to ``c + 1``
+  must leave first. A card that is not a King leaves only by its own join, a King only into an
+  empty column (which needs some column's deepest card to leave) or with its completed run.
+  ``dead_reason`` computes the least fixpoint of these "can happen" facts; a required event
+  outside it is a proof of loss. New constraints appear only when a moved group comes to lie
+  above a card's predecessor in one column, or with the deal, so the check runs at the start,
+  after the deal and after such moves only.
+- Transpositions: a position is keyed by "which card lies directly on which" (plus the
+  face-down flags and the stock): columns are interchangeable once the stock is dealt, and
+  columns 4-7 are interchangeable before.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..cards import KING, Card, run_of
+from ..deals import Deal
+from ..game import Action, Game
+from ..variants import Variant, get_variant
+
+Verdict = Literal["win", "loss", "unknown"]
+
+NUM_COLUMNS = 7
+STOCK_COLUMNS = 3
+
+_RUNS = tuple(run_of(s) for s in range(4))
+_KINGS = (KING, 13 + KING, 26 + KING, 39 + KING)
+
+# Codes of the "lies on" array (one byte per card).
+_BASE = 52  # 52 + column: the deepest card of that column
+_IN_STOCK = 59
+_REMOVED = 60
+_FACE_DOWN = 64  # added to the code of a face-down card
+
+
+def _table(first_equal_column: int) -> bytes:
+    """A bytes.translate table mapping the base codes of columns >= first_equal_column to one."""
+    t = list(range(256))
+    for col in range(first_equal_column, NUM_COLUMNS):
+        for flag in (0, _FACE_DOWN):
+            t[_BASE + col + flag] = _BASE + first_equal_column + flag
+    return bytes(t)
+
+
+_KEY_BEFORE_DEAL = _table(STOCK_COLUMNS)  # columns 3..6 interchangeable
+_KEY_AFTER_DEAL = _table(0)  # all columns interchangeable
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A full position: every card known. Columns hold cards deepest first."""
+
+    variant: Variant
+    cols: tuple[tuple[Card, ...], ...]
+    hidden: tuple[int, ...]
+    stock: tuple[Card, ...]
+    completed: tuple[int, ...] = ()  # suits of removed runs, in removal order
+
+    @classmethod
+    def from_deal(cls, variant: str | Variant, deal: Deal) -> Position:
+        v = get_variant(variant) if isinstance(variant, str) else variant
+        return cls.from_game(Game.new(v, deal))
+
+    @classmethod
+    def from_game(cls, game: Game) -> Position:
+        return cls(
+            variant=game.variant,
+            cols=tuple(tuple(c) for c in game.cols),
+            hidden=tuple(game.hidden),
+            stock=tuple(game.stock),
+            completed=tuple(game.completed),
+        )
+
+    def to_game(self) -> Game:
+        """A ``Game`` in this position (empty history), for verification through the engine."""
+        import json
+
+        return Game.from_snapshot(
+            json.dumps(
+                {
+                    "v": 1,
+                    "variant": self.variant.name,
+                    "cols": [list(c) for c in self.cols],
+                    "hidden": list(self.hidden),
+                    "stock": list(self.stock),
+                    "done": list(self.completed),
+                    "hist": [],
+                    "fut": [],
+                }
+            )
+        )
+
+
+@dataclass(slots=True)
+class SearchResult:
+    verdict: Verdict
+    line: list[Action] | None
+    nodes: int
+    seconds: float
+    reason: str = ""  # for a loss: how it was proved ("search" or the rule that fired)
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Search:
+    """Mutable search state with make/unmake moves (internal)."""
+
+    def __init__(self, pos: Position, prune: bool) -> None:
+        self.wasp = pos.variant.empty_accepts_any
+        self.prune = prune
+        self.cols: list[list[int]] = [list(c) for c in pos.cols]
+        self.hidden: list[int] = list(pos.hidden)
+        self.stock: list[int] = list(pos.stock)
+        self.done = len(pos.completed)
+        self.col_of = [-1] * 52
+        self.idx_of = [-1] * 52
+        under = bytearray([_REMOVED] * 52)
+        for ci, col in enumerate(self.cols):
+            h = self.hidden[ci]
+            for k, card in enumerate(col):
+                self.col_of[card] = ci
+                self.idx_of[card] = k
+                u = col[k - 1] if k else _BASE + ci
+                under[card] = u + (_FACE_DOWN if k < h else 0)
+        for card in self.stock:
+            under[card] = _IN_STOCK
+        self.under = under
+        self.seen: set[bytes] = set()
+        self.path: list[Action] = []
+        self.nodes = 0
+        self.dead_checks = 0
+        self.dead_cuts = 0
+        self.deadline = 0.0
+        self.max_nodes = 0
+
+    # -- keys ---------------------------------------------------------------------------
+
+    def key(self) -> bytes:
+        return bytes(self.under).translate(_KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL)
+
+    # -- making and unmaking steps ------------------------------------------------------
+
+    def _remove_run(self, c: int) -> int:
+        """Remove a completed run at the open end of column c: its suit, or -1."""
+        col = self.cols[c]
+        n = len(col)
+        if n < 13 or col[-1] % 13 != 0 or n - 13 < self.hidden[c]:
+            return -1
+        suit = col[-1] // 13
+        run = _RUNS[suit]
+        if col[-13:] != run:
+            return -1
+        del col[-13:]
+        under, col_of = self.under, self.col_of
+        for card in run:
+            col_of[card] = -1
+            under[card] = _REMOVED
+        self.done += 1
+        return suit
+
+    def _restore_run(self, c: int, suit: int) -> None:
+        col = self.cols[c]
+        base = len(col)
+        col.extend(_RUNS[suit])
+        under, col_of, idx_of = self.under, self.col_of, self.idx_of
+        prev = col[base - 1] if base else _BASE + c
+        for k, card in enumerate(_RUNS[suit], base):
+            col_of[card] = c
+            idx_of[card] = k
+            under[card] = prev
+            prev = card
+        self.done -= 1
+
+    def _settle(self, c: int) -> int:
+        """After cards left or arrived at column c: remove a completed run, reveal a card.
+
+        Returns flags for ``_unsettle``: bit 0 a run was removed (its suit in bits 2-3),
+        bit 1 a card was revealed.
+        """
+        flags = 0
+        col = self.cols[c]
+        if col and col[-1] % 13 == 0:
+            suit = self._remove_run(c)
+            if suit >= 0:
+                flags = 1 | (suit << 2)
+        if col and len(col) == self.hidden[c]:
+            self.hidden[c] -= 1
+            self.under[col[-1]] -= _FACE_DOWN
+            flags |= 2
+        return flags
+
+    def make_move(self, a: int, i: int, b: int) -> tuple[int, int, int, int, int, int]:
+        cols, col_of, idx_of, under = self.cols, self.col_of, self.idx_of, self.under
+        src, dst = cols[a], cols[b]
+        group = src[i:]
+        del src[i:]
+        x = group[0]
+        old = under[x]
+        under[x] = dst[-1] if dst else _BASE + b
+        base = len(dst)
+        dst.extend(group)
+        for k, card in enumerate(group, base):
+            col_of[card] = b
+            idx_of[card] = k
+        fa = self._settle(a) if src else 0
+        fb = self._settle(b) if group[-1] % 13 == 0 else 0
+        return (a, i, b, len(group), old, fa | (fb << 8))
+
+    def unmake_move(self, rec: tuple[int, int, int, int, int, int]) -> None:
+        a, i, b, n, old, flags = rec
+        fa, fb = flags & 255, flags >> 8
+        self._unsettle(b, fb)
+        self._unsettle(a, fa)
+        cols, col_of, idx_of = self.cols, self.col_of, self.idx_of
+        dst, src = cols[b], cols[a]
+        group = dst[-n:]
+        del dst[-n:]
+        base = len(src)
+        src.extend(group)
+        for k, card in enumerate(group, base):
+            col_of[card] = a
+            idx_of[card] = k
+        self.under[group[0]] = old
+
+    def _unsettle(self, c: int, flags: int) -> None:
+        if flags & 2:
+            col = self.cols[c]
+            self.hidden[c] += 1
+            self.under[col[-1]] += _FACE_DOWN
+        if flags & 1:
+            self._restore_run(c, flags >> 2)
+
+    def make_deal(self) -> tuple[int, ...]:
+        cols, col_of, idx_of, under = self.cols, self.col_of, self.idx_of, self.under
+        stock = self.stock
+        flags = []
+        for c, card in enumerate(stock):
+            col = cols[c]
+            under[card] = col[-1] if col else _BASE + c
+            col_of[card] = c
+            idx_of[card] = len(col)
+            col.append(card)
+        self.stock = []
+        for c in range(STOCK_COLUMNS):
+            flags.append(self._settle(c))
+        return (*stock, *flags)
+
+    def unmake_deal(self, rec: tuple[int, ...]) -> None:
+        stock, flags = list(rec[:3]), rec[3:]
+        for c in range(STOCK_COLUMNS - 1, -1, -1):
+            self._unsettle(c, flags[c])
+        for c in range(STOCK_COLUMNS - 1, -1, -1):
+            card = self.cols[c].pop()
+            self.col_of[card] = -1
+            self.idx_of[card] = -1
+            self.under[card] = _IN_STOCK
+        self.stock = stock
+
+    # -- moves --------------------------------------------------------------------------
+
+    def gen_moves(self) -> list[tuple[int, int, int]]:
+        """Moves worth trying, those that reveal a face-down card first."""
+        cols, hidden, col_of, idx_of = self.cols, self.hidden, self.col_of, self.idx_of
+        first: list[tuple[int, int, int]] = []
+        rest: list[tuple[int, int, int]] = []
+        empties: list[int] = []
+        for t in range(NUM_COLUMNS):
+            dst = cols[t]
+            if not dst:
+                empties.append(t)
+                continue
+            p = dst[-1]
+            if p % 13 == 0:
+                continue
+            a = col_of[p - 1]
+            if a < 0 or a == t:
+                continue
+            i = idx_of[p - 1]
+            h = hidden[a]
+            if i < h:
+                continue
+            if i == h and h:
+                first.append((a, i, t))
+            else:
+                rest.append((a, i, t))
+        if empties:
+            stock = bool(self.stock)
+            # Target columns: before the deal the first three columns differ from the others
+            # (and from each other); after it, every empty column is the same.
+            if stock:
+                targets = [t for t in empties if t < STOCK_COLUMNS]
+                late = [t for t in empties if t >= STOCK_COLUMNS]
+                if late:
+                    targets.append(late[0])
+            else:
+                targets = empties[:1]
+            if self.wasp:
+                leaders = [
+                    (c, i) for c in range(NUM_COLUMNS) for i in range(hidden[c], len(cols[c]))
+                ]
+            else:
+                leaders = []
+                for k in _KINGS:
+                    c = col_of[k]
+                    if c >= 0 and idx_of[k] >= hidden[c]:
+                        leaders.append((c, idx_of[k]))
+            for c, i in leaders:
+                for t in targets:
+                    if c == t:
+                        continue
+                    if i == 0:
+                        # A whole column changes only where the deal lands.
+                        if not stock or (c >= STOCK_COLUMNS and t >= STOCK_COLUMNS):
+                            continue
+                        rest.append((c, i, t))
+                    elif i == hidden[c]:
+                        first.append((c, i, t))
+                    else:
+                        rest.append((c, i, t))
+        if first:
+            first.extend(rest)
+            return first
+        return rest
+
+    def needs_check(self, b: int, base: int) -> bool:
+        """After a move onto column b at index base: must the loss proof run again?
+
+        Only a moved card now lying above its predecessor in column b adds a "must leave
+        first" constraint (one of the cards between them must leave). When some card between
+        them can leave right now (it is face up and its successor is exposed elsewhere, or it is
+        a King, or any card in Wasp, and a column is empty) the new constraint is met from the
+        start and the proof of the parent position still holds: no need to run it.
+        """
+        cols, hidden, col_of, idx_of = self.cols, self.hidden, self.col_of, self.idx_of
+        col = cols[b]
+        n = len(col)
+        h = hidden[b]
+        has_empty = -1
+        for k in range(base, n):
+            g = col[k]
+            if not g % 13:
+                continue
+            w = g - 1
+            if col_of[w] != b:
+                continue
+            iw = idx_of[w]
+            if iw >= base:
+                continue
+            if has_empty < 0:
+                has_empty = 1 if any(not c for c in cols) else 0
+            for j in range(max(iw + 1, h), k + 1):
+                e = col[j]
+                if e % 13 == KING or self.wasp:
+                    if has_empty:
+                        break
+                    if self.wasp and e % 13 == KING:
+                        continue
+                if e % 13 == KING or col[j - 1] == e + 1:
+                    continue
+                c2 = col_of[e + 1]
+                if c2 >= 0 and c2 != b and idx_of[e + 1] == len(cols[c2]) - 1:
+                    break
+            else:
+                return True
+        return False
+
+    # -- the loss proof -----------------------------------------------------------------
+
+    def dead_reason(self) -> str:
+        """A non-empty reason when the position is proved lost ("must leave first")."""
+        return dead_reason_of(self.cols, self.hidden, self.stock, self.wasp)
+
+    # -- the search ---------------------------------------------------------------------
+
+    def dfs(self) -> bool:
+        self.nodes += 1
+        if self.done == 4:
+            return True
+        if not self.nodes & 1023 and (
+            self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
+        ):
+            raise _OutOfBudget
+        key = bytes(self.under).translate(_KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL)
+        seen = self.seen
+        if key in seen:
+            return False
+        seen.add(key)
+        path = self.path
+        prune = self.prune
+        for a, i, b in self.gen_moves():
+            base = len(self.cols[b])
+            rec = self.make_move(a, i, b)
+            if prune and self.needs_check(b, base):
+                self.dead_checks += 1
+                if self.dead_reason():
+                    self.dead_cuts += 1
+                    self.unmake_move(rec)
+                    continue
+            path.append(("move", a, i, b))
+            if self.dfs():
+                return True
+            path.pop()
+            self.unmake_move(rec)
+        if self.stock:
+            rec2 = self.make_deal()
+            dead = False
+            if prune:
+                self.dead_checks += 1
+                dead = bool(self.dead_reason())
+                self.dead_cuts += dead
+            if not dead:
+                path.append(("deal",))
+                if self.dfs():
+                    return True
+                path.pop()
+            self.unmake_deal(rec2)
+        return False
+
+
+def dead_reason_of(
+    cols: list[list[int]], hidden: list[int], stock: list[int], wasp: bool
+) -> str:
+    """Prove a position lost by the "must leave first" rule; "" when no proof is found.
+
+    Events (each happens at most once, "first time"): J[c] card c joins c + 1 (ids 0-51);
+    L[x] card x leaves its place, picked up or removed with its run (52 + x); E some column is
+    empty (104); R[s] the run of suit s can be removed (105 + s); M[x] x can be picked up into
+    an empty column (wasp only, 109 + x). Each event needs all of its clauses, a clause any one
+    of its events, to have happened before it. The events that can ever happen are the least
+    fixpoint; a required event outside it proves the position lost. Stock cards are unknown
+    places: events that involve them are left unconstrained.
+    """
+    n_ev = 161
+    clauses: list[list[int]] = []  # each clause: the events any one of which satisfies it
+    owner: list[int] = []  # clause -> event
+    need = [0] * n_ev  # unsatisfied clause count per event
+    exists = [False] * n_ev
+    col_of = [-1] * 52
+    idx_of = [-1] * 52
+    for ci, col in enumerate(cols):
+        for k, card in enumerate(col):
+            col_of[card] = ci
+            idx_of[card] = k
+    in_stock = [False] * 52
+    for card in stock:
+        in_stock[card] = True
+
+    def add(ev: int, alts: list[int]) -> None:
+        clauses.append(alts)
+        owner.append(ev)
+        need[ev] += 1
+
+    any_empty = any(not col for col in cols)
+    required: list[int] = []
+    for ci, col in enumerate(cols):
+        h = hidden[ci]
+        for k, x in enumerate(col):
+            above = col[k + 1] if k + 1 < len(col) else -1
+            fd = k < h
+            lx = 52 + x
+            exists[lx] = True
+            king = x % 13 == KING
+            joined = not king and k > 0 and col[k - 1] == x + 1
+            if fd and above >= 0:
+                # a face-down card needs the card on it to leave (it always has one)
+                required.append(52 + above)
+            if not king and not joined:
+                # J[x]
+                exists[x] = True
+                required.append(x)
+                s = x + 1
+                if not in_stock[s]:
+                    if fd and above >= 0:
+                        add(x, [52 + above])
+                    sc = col_of[s]
+                    si = idx_of[s]
+                    sc_col = cols[sc]
+                    if si + 1 < len(sc_col):
+                        add(x, [52 + sc_col[si + 1]])
+                    if sc == ci and k < si:
+                        alts = []
+                        for e in sc_col[k + 1 : si + 1]:
+                            # a joined card (on its successor) never leaves, but in Wasp
+                            if (
+                                e % 13 == KING
+                                or wasp
+                                or not (col_of[e + 1] == sc and idx_of[e + 1] == idx_of[e] - 1)
+                            ):
+                                alts.append(52 + e)
+                        add(x, alts)
+                # L[x]
+                if wasp:
+                    mx = 109 + x
+                    exists[mx] = True
+                    if fd and above >= 0:
+                        add(mx, [52 + above])
+                    add(mx, [104])
+                    add(lx, [x, mx])
+                else:
+                    add(lx, [x])
+            elif king:
+                if fd and above >= 0:
+                    add(lx, [52 + above])
+                add(lx, [104, 105 + x // 13])
+            else:  # joined, not a King
+                if wasp:
+                    if fd and above >= 0:
+                        add(lx, [52 + above])
+                    add(lx, [104])
+                else:
+                    add(lx, [])  # never leaves (its run would need it face up, on its place)
+    # R[s]: every card of the suit joined (stock cards: unknown, unconstrained)
+    for s in range(4):
+        r = 105 + s
+        exists[r] = True
+        for x in range(s * 13, s * 13 + 12):
+            if exists[x]:
+                add(r, [x])
+    # E: some column empty
+    exists[104] = True
+    if not any_empty:
+        add(104, [52 + col[0] for col in cols])
+    # least fixpoint by propagation
+    watch: list[list[int]] = [[] for _ in range(n_ev)]
+    for ci2, alts in enumerate(clauses):
+        for ev in alts:
+            watch[ev].append(ci2)
+    sat = [False] * len(clauses)
+    ok = [False] * n_ev
+    queue = [ev for ev in range(n_ev) if exists[ev] and need[ev] == 0]
+    for ev in queue:
+        ok[ev] = True
+    while queue:
+        ev = queue.pop()
+        for ci2 in watch[ev]:
+            if not sat[ci2]:
+                sat[ci2] = True
+                o = owner[ci2]
+                need[o] -= 1
+                if need[o] == 0 and not ok[o]:
+                    ok[o] = True
+                    queue.append(o)
+    for ev in required:
+        if not ok[ev]:
+            if ev < 52:
+                from ..cards import code
+
+                return f"{code(ev)} can never join {code(ev + 1)}"
+            from ..cards import code
+
+            return f"a face-down card stays covered by {code(ev - 52)} for good"
+    return ""
+
+
+def solve(
+    pos: Position,
+    *,
+    max_seconds: float | None = 10.0,
+    max_nodes: int | None = None,
+    prune: bool = True,
+) -> SearchResult:
+    """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does)."""
+    start = time.perf_counter()
+    s = _Search(pos, prune)
+    s.deadline = start + (max_seconds if max_seconds is not None else 1e12)
+    s.max_nodes = max_nodes if max_nodes is not None else 1 << 62
+    if s.done == 4:
+        return SearchResult("win", [], 0, 0.0)
+    if prune:
+        reason = s.dead_reason()
+        if reason:
+            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # a path holds one frame per step
+    try:
+        won = s.dfs()
+    except _OutOfBudget:
+        return SearchResult(
+            "unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s)
+        )
+    finally:
+        sys.setrecursionlimit(limit)
+    elapsed = time.perf_counter() - start
+    if won:
+        return SearchResult("win", list(s.path), s.nodes, elapsed, stats=_stats(s))
+    return SearchResult("loss", None, s.nodes, elapsed, "search", stats=_stats(s))
+
+
+def _stats(s: _Search) -> dict[str, int]:
+    return {"seen": len(s.seen), "dead_checks": s.dead_checks, "dead_cuts": s.dead_cuts}
+
+
+def dead_reason(pos: Position) -> str:
+    """Why ``pos`` is lost by the "must leave first" rule ("" if the rule proves nothing)."""
+    return dead_reason_of(
+        [list(c) for c in pos.cols], list(pos.hidden), list(pos.stock),
+        pos.variant.empty_accepts_any,
+    )
