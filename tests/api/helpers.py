@@ -91,7 +91,9 @@ def assert_error(response: Any, status: int) -> str:
     return detail
 
 
-def mirror(variant: str = "scorpion", deal_number: int | None = None, deal: str | None = None) -> Game:
+def mirror(
+    variant: str = "scorpion", deal_number: int | None = None, deal: str | None = None
+) -> Game:
     """A local engine game with the same deal as a game created through the API."""
     if deal is not None:
         return Game.new(variant, parse_deal(deal))

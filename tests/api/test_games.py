@@ -59,7 +59,9 @@ def test_a_numbered_game_shows_its_deal_with_face_down_cards_hidden(app: FastAPI
     assert got.status_code == 200 and got.json() == g
 
 
-@pytest.mark.parametrize("variant,down", [("scorpion-ii", [3, 3, 3, 0, 0, 0, 0]), ("wasp", [3] * 4 + [0] * 3)])
+@pytest.mark.parametrize(
+    "variant,down", [("scorpion-ii", [3, 3, 3, 0, 0, 0, 0]), ("wasp", [3] * 4 + [0] * 3)]
+)
 def test_every_variant_can_be_started(app: FastAPI, variant: str, down: list[int]) -> None:
     p = Player(app)
     g = p.new_game(variant=variant, deal_number=4294967295)
@@ -126,7 +128,9 @@ def test_malformed_new_game_bodies_are_422_and_create_nothing(
 def test_invalid_json_is_422_with_a_sentence(app: FastAPI) -> None:
     p = Player(app)
     r = p.http.post(
-        "/api/games", content=b"{not json", headers={**p.headers, "content-type": "application/json"}
+        "/api/games",
+        content=b"{not json",
+        headers={**p.headers, "content-type": "application/json"},
     )
     assert "JSON" in assert_error(r, 422)
 

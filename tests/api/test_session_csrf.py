@@ -170,5 +170,8 @@ def test_safe_methods_need_no_token(app: FastAPI) -> None:
     p = Player(app)
     g = p.new_game(deal_number=12)
     client = p.http
-    assert client.get(f"/api/games/{g['id']}", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200
+    assert (
+        client.get(f"/api/games/{g['id']}", headers={"Sec-Fetch-Site": "cross-site"}).status_code
+        == 200
+    )
     assert client.get("/api/stats").status_code == 200
