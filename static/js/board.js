@@ -270,7 +270,7 @@
 
   // ---------------------------------------------------------------- after each swap
   document.addEventListener("htmx:after:swap", () => {
-    sel = null;
+    clearSel();
     const b = board();
     if (b) { const t = b.querySelector("input[data-to]"); if (t) t.remove(); }
     if (landing) {
