@@ -89,7 +89,7 @@ def find_stale_games(
             updated_at=r[4],
             player_last_seen=r[5],
         )
-        for r in db.execute(stmt).tuples()
+        for r in db.execute(stmt)
     ]
 
 
