@@ -18,7 +18,7 @@ from typing import Any
 from .progress import Progress
 from .runner import solve_numbers
 
-ODDS_DIR = Path("data/odds")
+ODDS_DIR = Path(__file__).resolve().parents[3] / "data" / "odds"
 ODDS_JSON = Path(__file__).with_name("odds.json")
 BLOCK = 500
 _LETTER = {"win": "W", "loss": "L", "unknown": "U"}
