@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow
-from app.engine import Game, PublicView, parse_deal
+from app.engine import Action, Game, PublicView, parse_deal
 
 from .errors import ActionRefused, NotFound
 from .games import action_log, get_game
@@ -24,7 +24,7 @@ from .types import GameState
 class Replay:
     game: GameState
     frames: list[PublicView]  # frames[0] is the opening layout, frames[k] after action k
-    actions: list[str]  # what each step was: "move", "deal", "undo" or "redo"
+    actions: list[Action]  # the step that led to each frame after the first
 
 
 def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
@@ -50,4 +50,4 @@ def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
     for action in actions:
         game.apply(action)
         frames.append(game.public_view())
-    return Replay(game=state, frames=frames, actions=[a[0] for a in actions])
+    return Replay(game=state, frames=frames, actions=actions)

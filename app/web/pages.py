@@ -188,7 +188,8 @@ def _not_found(request: Request, csrf_token: str, message: str | None = None) ->
         csrf_token,
         404,
         "Not found",
-        message or "There is no such game here. It may have been deleted, or it belongs to "
+        message
+        or "There is no such game here. It may have been deleted, or it belongs to "
         "another browser.",
     )
 
@@ -492,7 +493,11 @@ def replay(
     )
     what = ""
     if step > 0:
-        what = describe_change(rep.frames[step - 1], view, rep.actions[step - 1])
+        action = rep.actions[step - 1]
+        moved = (
+            Move(int(action[1]), int(action[2]), int(action[3])) if action[0] == "move" else None
+        )
+        what = describe_change(rep.frames[step - 1], view, action[0], moved)
     ctx = _base_context(request, csrf_token, "play")
     ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
     if is_htmx(request):

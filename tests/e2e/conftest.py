@@ -138,7 +138,9 @@ class Problems:
         assert self.refused_logs == self.refused_answers
 
 
-REFUSED_LOG = re.compile(r"^Failed to load resource: the server responded with a status of 4(09|22)")
+REFUSED_LOG = re.compile(
+    r"^Failed to load resource: the server responded with a status of 4(09|22)"
+)
 
 
 def watch(page: Page, problems: Problems) -> None:

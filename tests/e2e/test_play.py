@@ -70,8 +70,10 @@ def board_state(page: Page) -> list[str]:
     """Each column as its label and the names of its cards ("face-down card" for a back)."""
     return page.evaluate(
         """() => Array.from(document.querySelectorAll('#board .col')).map(c =>
-            c.getAttribute('aria-label') + ': ' + Array.from(c.querySelectorAll('.card')).map(
-              k => k.getAttribute('aria-label') || k.querySelector('.sr').textContent).join(', '))"""
+            c.getAttribute('aria-label') + ': ' +
+            Array.from(c.querySelectorAll('.card')).map(k =>
+              k.getAttribute('aria-label') || k.querySelector('.sr').textContent
+            ).join(', '))"""
     )
 
 

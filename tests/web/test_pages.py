@@ -1,0 +1,457 @@
+"""The HTML pages through the real app and database (SQLite and PostgreSQL).
+
+Plain form posts get a 303 back to the page; htmx requests get only the changed blocks; a
+refused action says why and changes nothing; no hidden card ever appears in any HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.engine import Game, code, name, parse_deal
+from tests.web.short_deals import EMPTY_DEAL, EMPTY_LINE, WIN_DEAL, WIN_LINE
+
+HTMX = {"HX-Request": "true"}
+NO_MOVE_DEAL = 2893  # no useful move at the opening; after the deal, none at all
+
+
+class Browser:
+    """One browser without JavaScript: its own cookies, and the CSRF token of its pages."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.http = TestClient(app)
+        page = self.http.get("/")
+        assert page.status_code == 200
+        self.token = csrf_of(page.text)
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.http.get(path, **kw)
+
+    def post(self, path: str, data: dict[str, Any] | None = None, **kw: Any) -> Any:
+        form = {"csrf_token": self.token, **(data or {})}
+        return self.http.post(path, data=form, follow_redirects=False, **kw)
+
+    def new_game(self, variant: str = "scorpion", **data: Any) -> str:
+        r = self.post("/games", {"variant": variant, **data})
+        assert r.status_code == 303, r.text
+        m = re.fullmatch(r"/games/([\w-]+)", r.headers["location"])
+        assert m, r.headers["location"]
+        return m.group(1)
+
+    def act(self, gid: str, action: tuple[Any, ...], version: int, **kw: Any) -> Any:
+        if action[0] == "move":
+            _, a, i, b = action
+            data = {"from_column": a, "from_index": i, "to_column": b, "version": version}
+            return self.post(f"/games/{gid}/move", data, **kw)
+        return self.post(f"/games/{gid}/{action[0]}", {"version": version}, **kw)
+
+
+def csrf_of(html: str) -> str:
+    m = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert m, "no csrf_token field in the page"
+    return m.group(1)
+
+
+def version_of(html: str) -> int:
+    m = re.search(r'data-version="(\d+)"', html)
+    assert m
+    return int(m.group(1))
+
+
+RANKS = {"A": "A", "10": "T", "J": "J", "Q": "Q", "K": "K"}
+
+
+def shown_cards(html: str) -> list[str]:
+    """The card codes drawn face up in the page, read back from the card pictures."""
+    out = []
+    for suit, rank in re.findall(
+        r'class="card ([SHDC])[^"]*"[^>]*>\s*<svg[^>]*>.*?'
+        r'<text class="rk[^"]*"[^>]*>([^<]+)</text>',
+        html,
+        flags=re.S,
+    ):
+        out.append(RANKS.get(rank, rank) + suit)
+    return out
+
+
+def hidden_cards(game: Game) -> list[int]:
+    """The face-down cards and the stock cards of the position (the test knows the deal)."""
+    down = [col[k] for col, h in zip(game.cols, game.hidden, strict=True) for k in range(h)]
+    return down + list(game.stock)
+
+
+def assert_no_hidden_card(html: str, game: Game) -> None:
+    """No face-down or stock card, by code or by name, anywhere in ``html``; and the cards
+    drawn face up are exactly the face-up cards of the position."""
+    for c in hidden_cards(game):
+        assert not re.search(rf"\b{code(c)}\b", html), f"hidden card {code(c)} in the page"
+        assert name(c) not in html, f"hidden card {name(c)} in the page"
+    visible = [c for col in game.public_view().columns for c in col if c]
+    assert sorted(shown_cards(html)) == sorted(visible)
+
+
+@pytest.fixture()
+def browser(app: FastAPI) -> Browser:
+    return Browser(app)
+
+
+# -- pages render ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,text",
+    [
+        ("/", "Choose a game"),
+        ("/rules", "How to play Scorpion"),
+        ("/stats", "Your statistics"),
+        ("/privacy", "What is stored, and where"),
+        ("/deal/123", "Deal #123"),
+    ],
+)
+def test_pages_render(browser: Browser, path: str, text: str) -> None:
+    r = browser.get(path)
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.headers["vary"] == "HX-Request"
+    assert text in r.text
+    assert "<!doctype html>" in r.text.lower()
+    assert 'src="/static/vendor/htmx-4.0.1.min.js' in r.text
+    assert "cdn" not in r.text.lower()
+
+
+def test_rules_page_explains_every_rule(browser: Browser) -> None:
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", browser.get("/rules").text))
+    for phrase in [
+        "52 cards",
+        "Seven columns of seven cards",
+        "3 cards form the stock",
+        "first three cards dealt, the three deepest, lie face down",
+        "last three columns are entirely face up",
+        "together with every card lying on top of it",
+        "need not be in sequence and need not share a suit",
+        "exactly one higher",
+        "A seven of hearts may land on an exposed eight of hearts, never on an eight of spades",
+        "A King can never land on another card",
+        "An empty column accepts only a King, or a group led by a King",
+        "Decided:",
+        "moving a whole column whose deepest card is a King into an empty column is allowed",
+        "turns face up at once",
+        "a card that a move turned up turns face down again",
+        "The stock is dealt once",
+        "columns 1, 2, 3",
+        "even when a column is empty",
+        "one undo takes all three cards back",
+        "thirteen face-up cards of one suit, King down to Ace",
+        "removed automatically",
+        "out of order is not a run",
+        "Four removed runs",
+        "does not promise",
+        "all the way to the opening layout",
+        "starts the same deal again",
+        "same number always gives the same layout",
+        "52 card codes separated by spaces",
+        "Random deals are not guaranteed to be winnable",
+        "Scorpion II",
+        "Wasp",
+        "any card or group",
+    ]:
+        assert phrase in text, phrase
+
+
+# -- plain forms (no htmx) ------------------------------------------------------------------------
+
+
+def test_new_game_then_moves_as_plain_forms(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    page = browser.get(f"/games/{gid}")
+    assert page.status_code == 200
+    assert page.headers["vary"] == "HX-Request"
+    assert page.headers["cache-control"] == "no-store"
+    game = Game.new("scorpion", parse_deal(WIN_DEAL))
+    assert_no_hidden_card(page.text, game)
+    for k, action in enumerate(WIN_LINE, start=1):
+        r = browser.act(gid, action, version=k)
+        assert r.status_code == 303, r.text
+        assert r.headers["location"] == f"/games/{gid}"
+        assert r.headers["vary"] == "HX-Request"
+        game.apply(action)
+        page = browser.get(f"/games/{gid}")
+        assert_no_hidden_card(page.text, game)
+    assert 'id="win"' in page.text
+    assert "You won!" in page.text
+    assert "17 moves" in page.text
+
+
+def test_choosing_a_card_without_javascript(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    page = browser.get(f"/games/{gid}?select=0-3").text
+    assert 'name="from_column" value="0"' in page
+    assert 'name="from_index" value="3"' in page
+    assert "Picked up the six of spades with the 3 cards on it" in page
+    drops = re.findall(r'<button class="drop" type="submit" name="to_column" value="(\d)"', page)
+    assert drops == ["1", "2", "3", "4", "5", "6"]
+    assert 'class="card S top sel"' not in page and 'class="card S sel"' in page
+    # A face-down card, a missing card or nonsense selects nothing.
+    for bad in ("0-0", "0-9", "9-1", "x", "1-2-3", "-1-0"):
+        other = browser.get(f"/games/{gid}?select={bad}").text
+        assert 'class="drop"' not in other, bad
+        assert 'name="from_index" value=""' in other
+
+
+def test_a_refused_move_without_htmx_shows_the_reason(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    data = {"from_column": 0, "from_index": 6, "to_column": 5, "version": 1}
+    r = browser.post(f"/games/{gid}/move", data)
+    assert r.status_code == 422
+    assert "<header" in r.text  # the full page
+    assert (
+        "The three of spades can only go on the four of spades, not on the seven of hearts."
+        in r.text
+    )
+    assert version_of(r.text) == 1
+    # Missing fields: a readable sentence, nothing changes.
+    r = browser.post(f"/games/{gid}/move", {"to_column": 2, "version": 1})
+    assert r.status_code == 422
+    assert "Choose a face-up card first" in r.text
+    assert version_of(browser.get(f"/games/{gid}").text) == 1
+
+
+def test_stale_version_is_409_with_the_current_position(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    assert browser.act(gid, ("deal",), version=1).status_code == 303
+    r = browser.act(gid, ("undo",), version=1, headers=HTMX)
+    assert r.status_code == 409
+    assert r.text.lstrip().startswith('<div id="game"')
+    assert "changed in another tab" in r.text
+    assert version_of(r.text) == 2
+    r = browser.act(gid, ("undo",), version=1)
+    assert r.status_code == 409
+    assert "<header" in r.text
+
+
+# -- htmx: only the changed blocks ----------------------------------------------------------------
+
+
+def test_htmx_actions_get_only_the_game_block(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    game = Game.new("scorpion", parse_deal(WIN_DEAL))
+    for k, action in enumerate(WIN_LINE[:3], start=1):
+        r = browser.act(gid, action, version=k, headers=HTMX)
+        assert r.status_code == 200
+        assert r.headers["vary"] == "HX-Request"
+        body = r.text.strip()
+        assert body.startswith('<div id="game"') and body.endswith("</div>")
+        assert "<html" not in body and "<header" not in body and "<head" not in body
+        assert "hx-swap-oob" not in body
+        game.apply(action)
+        assert_no_hidden_card(body, game)
+    assert "Moved the ace of spades from column 1 to column 5." in body
+    assert "The spades are complete and removed." in body
+    assert "Turned up the five of clubs in column 1." in body
+
+
+def test_htmx_refusal_is_the_message_alone(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    data = {"from_column": 3, "from_index": 3, "to_column": 4, "version": 1}
+    r = browser.post(f"/games/{gid}/move", data, headers=HTMX)
+    assert r.status_code == 422
+    assert r.text.strip() == (
+        '<span class="error">The king of clubs cannot go on another card: a King can only '
+        "move to an empty column.</span>"
+    )
+    r = browser.post(f"/games/{gid}/redo", {"version": 1}, headers=HTMX)
+    assert r.status_code == 422
+    assert "There is nothing to redo." in r.text
+    # The play page's forms route these answers to the message: hx-status on the game block.
+    page = browser.get(f"/games/{gid}").text
+    assert 'hx-status:422:inherited="target:#message swap:innerHTML"' in page
+    assert version_of(page) == 1
+
+
+def test_hints_list_every_useful_move(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    r = browser.get(f"/games/{gid}?hint=1", headers=HTMX)
+    assert r.status_code == 200
+    assert r.text.lstrip().startswith('<div id="game"')
+    assert "3 useful moves, and the deal:" in r.text
+    assert "the six of spades and the 3 cards on it from column 1 onto the seven of spades" in (
+        r.text
+    )
+    assert r.text.count("hint-src") == 4  # three groups and the stock
+    assert len(re.findall(r'class="col hint-dst"', r.text)) == 3
+
+
+def test_hint_says_when_no_move_is_left(browser: Browser) -> None:
+    gid = browser.new_game(deal_number=NO_MOVE_DEAL)
+    page = browser.get(f"/games/{gid}?hint=1").text
+    assert "No move is left on the board. Deal the stock (3 cards) to go on." in page
+    assert browser.act(gid, ("deal",), version=1).status_code == 303
+    page = browser.get(f"/games/{gid}?hint=1").text
+    assert "No move is left and the stock is empty: restart this deal or start a new game." in (
+        page
+    )
+    assert "Restart this deal" in page  # the stuck panel offers both
+    game = Game.new("scorpion", _deal_of(NO_MOVE_DEAL))
+    game.deal()
+    assert_no_hidden_card(page, game)
+
+
+def _deal_of(number: int) -> tuple[int, ...]:
+    from app.engine import deal_from_number
+
+    return deal_from_number(number)
+
+
+def test_deal_onto_an_empty_column(browser: Browser) -> None:
+    gid = browser.new_game(deal=EMPTY_DEAL)
+    for k, action in enumerate(EMPTY_LINE[:4], start=1):
+        assert browser.act(gid, action, version=k).status_code == 303
+    page = browser.get(f"/games/{gid}").text
+    assert "K only" in page
+    r = browser.act(gid, ("deal",), version=5, headers=HTMX)
+    assert r.status_code == 200
+    assert "Dealt the stock onto columns 1, 2 and 3: two of spades" in r.text
+    assert "Stock empty" in r.text
+
+
+# -- replay, share links, other players -----------------------------------------------------------
+
+
+def test_replay_of_a_won_game(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    assert browser.get(f"/games/{gid}/replay").status_code == 422  # not finished yet
+    for k, action in enumerate(WIN_LINE, start=1):
+        browser.act(gid, action, version=k)
+    game = Game.new("scorpion", parse_deal(WIN_DEAL))
+    page = browser.get(f"/games/{gid}/replay")
+    assert page.status_code == 200
+    assert "0 / 17" in page.text
+    assert_no_hidden_card(page.text, game)
+    for step, action in enumerate(WIN_LINE, start=1):
+        game.apply(action)
+        r = browser.get(f"/games/{gid}/replay?step={step}&play=1", headers=HTMX)
+        assert r.status_code == 200
+        assert r.text.lstrip().startswith('<div id="replay"')
+        assert_no_hidden_card(r.text, game)
+        if step < len(WIN_LINE):
+            assert f'hx-get="/games/{gid}/replay?step={step + 1}&amp;play=1"' in r.text
+    assert 'hx-trigger="load delay' not in r.text  # the last step stops
+
+
+def test_deal_links(browser: Browser) -> None:
+    page = browser.get("/deal/4242").text
+    assert 'name="deal_number" value="4242"' in page
+    r = browser.post("/games", {"deal_number": "4242", "variant": "scorpion"})
+    assert r.status_code == 303
+    play = browser.get(r.headers["location"]).text
+    assert 'href="http://testserver/deal/4242"' in play
+    for bad in ("0", "4294967296", "abc", "-5"):
+        r = browser.get(f"/deal/{bad}")
+        assert r.status_code == 404
+        assert "Deal numbers run from 1 to 4294967295" in r.text
+
+
+def test_bad_input_on_the_start_page(browser: Browser) -> None:
+    r = browser.post("/games", {"deal": "AS AS", "variant": "scorpion"})
+    assert r.status_code == 422
+    assert "appears twice" in r.text
+    assert "AS AS</textarea>" in r.text
+    r = browser.post("/games", {"deal_number": "twelve", "variant": "scorpion"})
+    assert r.status_code == 422
+    assert "A deal number is a whole number" in r.text
+    r = browser.post("/games", {"variant": "chess"})
+    assert r.status_code == 422
+    assert "There is no variant called" in r.text
+    assert "Resume your game" not in browser.get("/").text
+
+
+def test_another_players_game_is_not_found(app: FastAPI, browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    other = Browser(app)
+    r = other.get(f"/games/{gid}")
+    assert r.status_code == 404
+    assert "There is no such game here" in r.text
+    r = other.act(gid, ("deal",), version=1)
+    assert r.status_code == 404
+    r = other.post(f"/games/{gid}/restart")
+    assert r.status_code == 404
+    assert version_of(browser.get(f"/games/{gid}").text) == 1
+
+
+def test_actions_need_the_csrf_token(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    r = browser.http.post(f"/games/{gid}/deal", data={"version": "1"}, follow_redirects=False)
+    assert r.status_code == 403
+    r = browser.http.post(f"/games/{gid}/deal", data={"version": "1", "csrf_token": "forged"})
+    assert r.status_code == 403
+    assert version_of(browser.get(f"/games/{gid}").text) == 1
+
+
+# -- statistics, settings and privacy -------------------------------------------------------------
+
+
+def _kpi(html: str, key: str) -> str:
+    m = re.search(rf'id="kpi-{key}">([^<]*)<', html)
+    assert m
+    return m.group(1)
+
+
+def test_statistics_page(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    for k, action in enumerate(WIN_LINE, start=1):
+        browser.act(gid, action, version=k)
+    browser.new_game(deal_number=77)
+    page = browser.get("/stats").text
+    assert _kpi(page, "started") == "2"
+    assert _kpi(page, "won") == "1"
+    assert _kpi(page, "rate") == "50%"
+    assert '<svg class="chart"' in page
+    assert "2 games started and 1 won" in page
+    assert "How things are counted" in page
+    assert f'action="/games/{gid}/restart"' in page  # "play this deal again" (a written deal)
+
+
+def test_settings_and_four_colour_cards(browser: Browser) -> None:
+    r = browser.post("/settings", {"record_stats": "on", "four_colour": "on"})
+    assert r.status_code == 303
+    assert r.headers["location"] == "/privacy?done=settings"
+    page = browser.get("/privacy").text
+    assert 'id="save_games">' in page  # unchecked
+    assert 'id="record_stats" checked>' in page
+    assert '<html lang="en" class="four-colour">' in page
+    gid = browser.new_game(deal=WIN_DEAL)
+    assert "Resume your game" not in browser.get("/").text  # saving is off
+    browser.post("/settings", {"save_games": "on", "record_stats": "on"})
+    assert '<html lang="en">' in browser.get(f"/games/{gid}").text
+
+
+def test_privacy_deletes(browser: Browser) -> None:
+    gid = browser.new_game(deal=WIN_DEAL)
+    assert "Resume your game" in browser.get("/").text
+    r = browser.post("/privacy/delete-games")
+    assert (r.status_code, r.headers["location"]) == (303, "/privacy?done=games")
+    assert "Resume your game" not in browser.get("/").text
+    assert browser.get(f"/games/{gid}").status_code == 404
+
+    gid = browser.new_game(deal=WIN_DEAL)
+    for k, action in enumerate(WIN_LINE, start=1):
+        browser.act(gid, action, version=k)
+    assert _kpi(browser.get("/stats").text, "won") == "1"
+    r = browser.post("/privacy/delete-results")
+    assert (r.status_code, r.headers["location"]) == (303, "/privacy?done=results")
+    page = browser.get("/stats").text
+    assert (_kpi(page, "started"), _kpi(page, "won")) == ("0", "0")
+
+    browser.new_game(deal=WIN_DEAL)
+    r = browser.post("/privacy/delete-everything")
+    assert (r.status_code, r.headers["location"]) == (303, "/privacy?done=all")
+    assert "Clear-Site-Data" in r.headers or "clear-site-data" in r.headers
+    assert any("Max-Age=0" in c for c in r.headers.get_list("set-cookie"))
+    fresh = browser.get("/privacy?done=all").text
+    assert "Everything about you is deleted" in fresh
+    assert _kpi(browser.get("/stats").text, "started") == "0"
