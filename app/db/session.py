@@ -11,7 +11,7 @@ A service that writes calls ``begin_write(db)`` before its first statement.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Depends
@@ -99,8 +99,13 @@ def reset_engine() -> None:
     _sessionmaker = None
 
 
-def get_db() -> Iterator[Session]:
-    """FastAPI dependency: one session per request, closed (rolled back if open) at the end."""
+async def get_db() -> AsyncIterator[Session]:
+    """FastAPI dependency: one session per request, closed (rolled back if open) at the end.
+
+    Async only so that FastAPI does not hop to a worker thread to make it: creating a session
+    does no I/O, and the services end every transaction they open, so closing is I/O-free too.
+    The (sync) services run with it in the route's worker thread.
+    """
     session = get_sessionmaker()()
     try:
         yield session
