@@ -125,6 +125,9 @@ def install_error_handlers(app: FastAPI, html: HtmlErrorRenderer | None = None) 
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            # FastAPI's answer to a body that is not even text (bad UTF-8): a malformed body.
+            return respond(request, 422, "The request body is not valid JSON.")
         detail = exc.detail if isinstance(exc.detail, str) else ""
         default = STATUS_TEXT.get(exc.status_code, "The request could not be completed.")
         # Starlette's own defaults ("Not Found", "Method Not Allowed") are not sentences.
