@@ -1,0 +1,37 @@
+# Scorpion: the two newcomer commands are `make run` and `make test` (see README.md).
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+
+.PHONY: run test lint bench venv
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+# Make the venv if missing, install, migrate the default SQLite database, serve.
+run: $(PY)
+	$(PIP) install -q -e .
+	$(PY) -m alembic upgrade head
+	$(PY) -m uvicorn app.main:app --host 127.0.0.1 --port 8000
+
+# Install what the tests need, then the whole suite: everything but the browser tests,
+# then the browser tests in their own pytest call (sync Playwright must not share a process
+# with the async tests).
+test: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m pytest --ignore=tests/e2e
+	$(PY) -m pytest tests/e2e
+
+lint: $(PY)
+	$(PY) -m ruff check app tests scripts migrations
+	$(PY) -m ruff format --check app tests scripts migrations
+	$(PY) -m mypy app
+
+# The engine benchmark, then request figures against a running server.
+bench: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.bench_engine
+	$(PY) -m scripts.bench_api
