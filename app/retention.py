@@ -58,9 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"players unseen for this many days (default {settings.retention_days}, "
         "RETENTION_DAYS)",
     )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="only list what would be removed"
-    )
+    parser.add_argument("--dry-run", action="store_true", help="only list what would be removed")
     parser.add_argument(
         "--batch-size", type=_positive, default=500, help="games per transaction (default 500)"
     )
@@ -77,8 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             games = purge_stale_games(db, args.days, batch_size=args.batch_size)
             verb = "removed"
     except SQLAlchemyError as exc:
-        print(f"retention: the database could not be used: {exc.__class__.__name__}: "
-              f"{str(exc).splitlines()[0]}", file=sys.stderr)
+        print(
+            f"retention: the database could not be used: {exc.__class__.__name__}: "
+            f"{str(exc).splitlines()[0]}",
+            file=sys.stderr,
+        )
         return 1
     finally:
         db.close()

@@ -75,7 +75,10 @@ class Player:
     async def new_game(self) -> dict[str, Any] | None:
         deal_number = self.rng.randint(1, 4_294_967_295)
         return await self.call(
-            "create", "POST", "/api/games", 201,
+            "create",
+            "POST",
+            "/api/games",
+            201,
             {"variant": "scorpion", "deal_number": deal_number},
         )
 
@@ -95,12 +98,18 @@ class Player:
                 roll = self.rng.random()
                 if roll < 0.12 and game["can_undo"]:
                     game = await self.call(
-                        "undo", "POST", f"/api/games/{gid}/undo", 200,
+                        "undo",
+                        "POST",
+                        f"/api/games/{gid}/undo",
+                        200,
                         {"version": game["version"]},
                     )
                 elif roll < 0.16 and game["can_redo"]:
                     game = await self.call(
-                        "redo", "POST", f"/api/games/{gid}/redo", 200,
+                        "redo",
+                        "POST",
+                        f"/api/games/{gid}/redo",
+                        200,
                         {"version": game["version"]},
                     )
                 else:
@@ -110,12 +119,18 @@ class Player:
                     if hints["moves"]:
                         move = self.rng.choice(hints["moves"])
                         game = await self.call(
-                            "move", "POST", f"/api/games/{gid}/moves", 200,
+                            "move",
+                            "POST",
+                            f"/api/games/{gid}/moves",
+                            200,
                             {**move, "version": game["version"]},
                         )
                     elif hints["can_deal"]:
                         game = await self.call(
-                            "deal", "POST", f"/api/games/{gid}/deal", 200,
+                            "deal",
+                            "POST",
+                            f"/api/games/{gid}/deal",
+                            200,
                             {"version": game["version"]},
                         )
                     else:
@@ -179,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers (2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
-        "--database-url", default=None,
+        "--database-url",
+        default=None,
         help="use this (migrated) database instead of a fresh PostgreSQL one",
     )
     args = parser.parse_args(argv)
@@ -189,9 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def go(url: str) -> int:
             migrate(url)
-            server = LiveServer(
-                url, workers=args.workers, env={"RATE_LIMITS": "off"}, log_path=log
-            )
+            server = LiveServer(url, workers=args.workers, env={"RATE_LIMITS": "off"}, log_path=log)
             with server:
                 start = time.monotonic()
                 stats = asyncio.run(

@@ -26,9 +26,7 @@ from psycopg import sql
 REPO = Path(__file__).resolve().parent.parent
 
 # The PostgreSQL server the tests use (DEVELOPERS.md): trust auth, admin database ``test``.
-PG_ADMIN_DSN = os.environ.get(
-    "SCORPION_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/test"
-)
+PG_ADMIN_DSN = os.environ.get("SCORPION_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/test")
 
 # A fixed, test-only key: cookies stay valid across a restart of the server.
 TEST_SECRET_KEY = "reliability-tests-secret-key-0123456789abcdef"
@@ -49,9 +47,7 @@ def _with_database(dsn: str, name: str) -> str:
 
 
 @contextmanager
-def postgres_database(
-    prefix: str = "scorpion_rel", admin_dsn: str = PG_ADMIN_DSN
-) -> Iterator[str]:
+def postgres_database(prefix: str = "scorpion_rel", admin_dsn: str = PG_ADMIN_DSN) -> Iterator[str]:
     """Create a uniquely named database, yield its SQLAlchemy URL, drop it afterwards."""
     name = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
     with psycopg.connect(admin_dsn, autocommit=True) as conn:

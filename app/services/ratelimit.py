@@ -116,9 +116,7 @@ def consume(
             index_elements=[table.player_id, table.scope],
             set_={
                 "count": case((newer, 1), else_=table.count + 1),
-                "window_start": case(
-                    (newer, stmt.excluded.window_start), else_=table.window_start
-                ),
+                "window_start": case((newer, stmt.excluded.window_start), else_=table.window_start),
             },
         ).returning(table.count, table.window_start)
         row = db.execute(upsert).one_or_none()

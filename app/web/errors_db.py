@@ -80,8 +80,9 @@ async def database_unavailable(request: Request, error: Exception) -> Response:
         # Any other database error is a defect: let it be a logged 500, not a "try later".
         raise error
     first_line = str(error).splitlines()[0] if str(error) else error.__class__.__name__
-    logger.warning("database unavailable on %s %s: %s", request.method, request.url.path,
-                   first_line)
+    logger.warning(
+        "database unavailable on %s %s: %s", request.method, request.url.path, first_line
+    )
     return await _respond(
         request,
         503,

@@ -36,9 +36,7 @@ def _step(player: LivePlayer, game: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def test_expected_version_exactly_one_wins(
-    fresh_db_url: str, start_server: ServerFactory
-) -> None:
+def test_expected_version_exactly_one_wins(fresh_db_url: str, start_server: ServerFactory) -> None:
     server = start_server(fresh_db_url, workers=2, RATE_LIMITS="off")
     player = LivePlayer(server.url)
     game = player.new_game(DEAL)
@@ -147,9 +145,7 @@ def test_concurrent_players_do_not_disturb_each_other(
             else:
                 calls.append(lambda p=p, g=g: p.post(f"/api/games/{g['id']}/deal"))
         responses = at_once(calls)
-        assert [r.status_code for r in responses] == [200] * len(calls), [
-            r.text for r in responses
-        ]
+        assert [r.status_code for r in responses] == [200] * len(calls), [r.text for r in responses]
     for i, g in enumerate(games):
         stored = stored_game(fresh_db_url, g["id"])
         assert len(stored.log) == 3

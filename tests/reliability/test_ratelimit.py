@@ -130,8 +130,9 @@ def test_limits_are_shared_by_servers_and_refusals_change_nothing(
     servers = [a.url, b.url]
 
     created = [
-        player.post("/api/games", {"variant": "scorpion", "deal_number": 99 + i},
-                    base_url=servers[i % 2])
+        player.post(
+            "/api/games", {"variant": "scorpion", "deal_number": 99 + i}, base_url=servers[i % 2]
+        )
         for i in range(5)
     ]
     assert [r.status_code for r in created] == [201, 201, 201, 429, 429]
@@ -167,8 +168,10 @@ def test_limits_are_shared_by_servers_and_refusals_change_nothing(
     # Simultaneous requests past the limit: still one shared count, never more than allowed.
     other = LivePlayer(b.url)
     burst = at_once(
-        [lambda i=i: other.post("/api/games", {"variant": "scorpion"}, base_url=servers[i % 2])
-         for i in range(8)]
+        [
+            lambda i=i: other.post("/api/games", {"variant": "scorpion"}, base_url=servers[i % 2])
+            for i in range(8)
+        ]
     )
     assert sorted(r.status_code for r in burst) == [201] * 3 + [429] * 5
     # Another player is not affected by this one's limit.

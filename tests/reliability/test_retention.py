@@ -103,11 +103,14 @@ def test_retention_command_removes_only_stale_unfinished_games(
     try:
         ids = _arrange(db)
         everything = _game_ids(db)
-        assert db.execute(
-            select(func.count())
-            .select_from(MoveLog)
-            .where(MoveLog.game_id == ids["old_unfinished"][0])
-        ).scalar_one() == 1
+        assert (
+            db.execute(
+                select(func.count())
+                .select_from(MoveLog)
+                .where(MoveLog.game_id == ids["old_unfinished"][0])
+            ).scalar_one()
+            == 1
+        )
         db.rollback()
 
         dry = _retention(fresh_db_url, "--days", "30", "--dry-run")
@@ -131,15 +134,21 @@ def test_retention_command_removes_only_stale_unfinished_games(
 
         assert _game_ids(db) == everything - set(ids["old_unfinished"])
         # Their move logs went with them; the player, its settings and results stay.
-        assert db.execute(
-            select(func.count()).select_from(MoveLog).where(
-                MoveLog.game_id.in_(ids["old_unfinished"])
-            )
-        ).scalar_one() == 0
+        assert (
+            db.execute(
+                select(func.count())
+                .select_from(MoveLog)
+                .where(MoveLog.game_id.in_(ids["old_unfinished"]))
+            ).scalar_one()
+            == 0
+        )
         assert db.get(Player, OLD) is not None and db.get(PlayerSettings, OLD) is not None
-        assert db.execute(
-            select(func.count()).select_from(StatEvent).where(StatEvent.player_id == OLD)
-        ).scalar_one() >= 3
+        assert (
+            db.execute(
+                select(func.count()).select_from(StatEvent).where(StatEvent.player_id == OLD)
+            ).scalar_one()
+            >= 3
+        )
         db.rollback()
 
         again = _retention(fresh_db_url, "--days", "30")

@@ -30,7 +30,8 @@ def _assert_security_headers(response: httpx2.Response) -> None:
     assert directives["object-src"] == ["'none'"], csp
     assert directives["form-action"] == ["'self'"], csp
     assert all(
-        src in ("'self'", "'none'", "data:", "'unsafe-inline'") for v in directives.values()
+        src in ("'self'", "'none'", "data:", "'unsafe-inline'")
+        for v in directives.values()
         for src in v
     ), csp  # nothing but this origin
     assert "'unsafe-inline'" not in directives["script-src"]
@@ -72,8 +73,7 @@ def test_headers_on_pages_api_errors_and_static(client: TestClient) -> None:
         "page 404": client.get("/no/such/page", headers=HTML),
         "static": client.get("/static/vendor/htmx-4.0.1.min.js"),
     }
-    expected = {"api 404": 404, "api 422": 422, "csrf 403": 403, "page 404": 404,
-                "api create": 201}
+    expected = {"api 404": 404, "api 422": 422, "csrf 403": 403, "page 404": 404, "api create": 201}
     for name, response in responses.items():
         assert response.status_code == expected.get(name, 200), (name, response.status_code)
         _assert_security_headers(response)

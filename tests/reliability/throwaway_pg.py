@@ -74,8 +74,16 @@ class ThrowawayPostgres:
 
     def init(self) -> ThrowawayPostgres:
         self._run(
-            "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-            "--no-sync", "--no-instructions",
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
         )
         return self
 
@@ -84,8 +92,19 @@ class ThrowawayPostgres:
             f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c max_connections=50"
         )
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w",
-                  "-t", "60", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.log),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
