@@ -1,0 +1,190 @@
+"""The solver on hand-made positions with known answers, and its verified public API."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from app.engine import Game, deal_from_number, parse_card, parse_deal
+from app.engine.solver import (
+    Position,
+    analyse,
+    dead_reason,
+    decode_line,
+    encode_line,
+    solve,
+    solve_deal,
+    verify_line,
+)
+from app.engine.solver.search import _Search
+
+KNOWN = json.loads((Path(__file__).parents[1] / "data" / "known_wins.json").read_text())
+
+
+def position(
+    columns: list[str],
+    *,
+    hidden: list[int] | None = None,
+    stock: str = "",
+    done: str = "",
+    variant: str = "scorpion",
+) -> Game:
+    """A game holding exactly these columns (card codes, deepest first)."""
+    cols = [[parse_card(t) for t in c.split()] for c in columns]
+    cols += [[] for _ in range(7 - len(cols))]
+    snap = {
+        "v": 1,
+        "variant": variant,
+        "cols": cols,
+        "hidden": hidden or [0] * 7,
+        "stock": [parse_card(t) for t in stock.split()],
+        "done": ["SHDC".index(s) for s in done],
+        "hist": [],
+        "fut": [],
+    }
+    return Game.from_snapshot(json.dumps(snap))
+
+
+CLUBS_K_TO_2 = "KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"
+
+
+def test_one_move_from_a_win() -> None:
+    game = position([CLUBS_K_TO_2, "AC"], done="SHD")
+    result = solve(Position.from_game(game))
+    assert result.verdict == "win"
+    assert result.line == [("move", 1, 0, 0)]
+    a = analyse(game, 1.0)
+    assert a.verdict == "win"
+    assert a.first_action == ("move", 1, 0, 0)
+    assert verify_line(game, a.line or [])
+    assert game.status == "playing"  # analyse never touches the game itself
+
+
+def test_win_needs_the_deal_onto_an_empty_column() -> None:
+    # The deal puts 3C on 4C (column 1), 2C into the empty column 2 and AC onto KD.
+    game = position(
+        ["KC QC JC TC 9C 8C 7C 6C 5C 4C", "", "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D AD"],
+        stock="3C 2C AC",
+        done="SH",
+    )
+    a = analyse(game, 2.0)
+    assert a.verdict == "win"
+    assert a.line is not None and ("deal",) in a.line
+    g = game.copy()
+    for action in a.line:
+        g.apply(action)
+    assert g.won
+
+
+def test_a_won_game_is_a_win_with_an_empty_line() -> None:
+    game = position([CLUBS_K_TO_2, "AC"], done="SHD")
+    game.move(1, 0, 0)
+    assert game.won
+    a = analyse(game, 1.0)
+    assert (a.verdict, a.line) == ("win", [])
+
+
+# A dead end: the Queen of clubs lies under its own King, and no column can ever be emptied
+# for the King to move away. Found by a random search, confirmed by exhaustive search.
+QUEEN_UNDER_KING = ["JC 6D", "QC KC 9D 4D", "QD JD 3C", "TC 7D 5D",
+                    "3D AC KD 2C 7C 9C 8C 8D TD 4C 5C 6C", "AD", "2D"]
+
+
+def test_dead_end_queen_buried_under_its_king() -> None:
+    game = position(QUEEN_UNDER_KING, done="SH")
+    pos = Position.from_game(game)
+    assert game.legal_moves()  # not stuck: there are moves, none of them helps
+    assert dead_reason(pos) == "QC can never join KC"
+    pruned = solve(pos)
+    assert pruned.verdict == "loss" and pruned.nodes == 0
+    exhaustive = solve(pos, prune=False, max_seconds=None, max_nodes=200_000)
+    assert exhaustive.verdict == "loss" and exhaustive.reason == "search"
+    assert analyse(game, 1.0).verdict == "loss"
+
+
+def test_wasp_empty_column_takes_any_card() -> None:
+    # Only Wasp can park the Queen's group in the empty column, then put the Ace on the Two.
+    cols = ["KC AC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"]
+    wasp = solve(Position.from_game(position(cols, done="SHD", variant="wasp")))
+    assert wasp.verdict == "win"
+    assert wasp.line is not None and wasp.line[0][0] == "move"
+    assert verify_line(position(cols, done="SHD", variant="wasp"), wasp.line)
+    for v in ("scorpion", "scorpion-ii"):
+        assert solve(Position.from_game(position(cols, done="SHD", variant=v))).verdict == "loss"
+
+
+def test_kings_only_into_empty_columns() -> None:
+    # The Queen's group cannot go into the empty column in Scorpion: the King must go first.
+    game = position(["2C KC QC JC TC 9C 8C 7C 6C 5C 4C 3C", "AC"], done="SHD")
+    a = analyse(game, 1.0)
+    assert a.verdict == "win"
+    assert a.line is not None
+    for action in a.line:
+        if action[0] == "move" and not game.cols[action[3]]:
+            assert game.cols[action[1]][action[2]] % 13 == 12
+        game.apply(action)
+    assert game.won
+
+
+def test_budget_runs_out_to_unknown() -> None:
+    a = solve_deal("scorpion", deal_from_number(903), None, max_nodes=2_000)
+    assert a.verdict == "unknown" and a.line is None
+    assert 2_000 <= a.nodes < 4_000
+
+
+@pytest.mark.parametrize("case", KNOWN, ids=lambda c: c["deal"][:11])
+def test_known_winning_deals_are_never_called_lost(case: dict) -> None:
+    a = solve_deal(case["variant"], parse_deal(case["deal"]), None, max_nodes=3_000_000)
+    assert a.verdict == "win"
+    assert Game.replay(case["variant"], parse_deal(case["deal"]), a.line or []).won
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp"])
+def test_every_win_line_replays_to_a_won_game(variant: str) -> None:
+    wins = 0
+    for number in range(1, 41 if variant == "wasp" else 161):
+        deal = deal_from_number(number)
+        a = solve_deal(variant, deal, None, max_nodes=20_000)
+        if a.verdict == "win":
+            wins += 1
+            game = Game.replay(variant, deal, a.line or [])
+            assert game.won
+            assert encode_line(a.line or []) and decode_line(encode_line(a.line or [])) == a.line
+    assert wins >= 5
+
+
+def test_analysis_of_a_game_in_progress_plays_on_from_where_it_is() -> None:
+    deal = deal_from_number(3)
+    full = solve_deal("scorpion", deal, None, max_nodes=200_000)
+    assert full.verdict == "win" and full.line
+    game = Game.new("scorpion", deal)
+    for action in full.line[:10]:
+        game.apply(action)
+    a = analyse(game, 60.0, max_nodes=500_000)
+    assert a.verdict == "win"
+    hint = a.first_action
+    assert hint is not None
+    game.apply(hint)  # the hint is a legal step that keeps the game winnable
+    assert analyse(game, 60.0, max_nodes=500_000).verdict == "win"
+
+
+def test_solver_state_make_unmake_restores_everything() -> None:
+    rng = random.Random(7)
+    for number in range(1, 40):
+        for variant in ("scorpion", "wasp"):
+            pos = Position.from_deal(variant, deal_from_number(number))
+            s = _Search(pos, prune=True)
+            before = (s.key(), [list(c) for c in s.cols], list(s.hidden), s.done)
+            moves = s.gen_moves()
+            legal = {tuple(m) for m in pos.to_game().legal_moves()}
+            assert set(moves) <= legal
+            for m in rng.sample(moves, min(3, len(moves))):
+                rec = s.make_move(*m)
+                s.unmake_move(rec)
+                assert (s.key(), s.cols, s.hidden, s.done) == before
+            rec2 = s.make_deal()
+            s.unmake_deal(rec2)
+            assert (s.key(), s.cols, s.hidden, s.done) == before
