@@ -20,6 +20,11 @@ Environment variables (all optional in development):
 - ``COOKIE_NAME``, ``COOKIE_MAX_AGE_DAYS``: the player cookie's name and lifetime.
 - ``TRUSTED_ORIGINS``: extra origins (comma separated, e.g. ``https://scorpion.example``)
   accepted on unsafe requests besides the request's own host.
+- ``ANALYSIS_BUDGET_SECONDS``: how long the solver may think about one "is this still
+  winnable?" or solver-hint question (default 3, at most 10); past it the answer is "could not
+  tell in time".
+- ``ANALYSIS_WORKERS``: solver processes per web worker process (default 1, at most 8), started
+  on the first question (``app/services/analysis.py``).
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class Settings(BaseSettings):
     cookie_max_age_days: int = 400
     trusted_origins: str = ""
     sqlite_busy_timeout_ms: int = 10_000
+    analysis_budget_seconds: float = Field(default=3.0, gt=0, le=10)
+    analysis_workers: int = Field(default=1, ge=1, le=8)
 
     @field_validator("database_url")
     @classmethod

@@ -1,0 +1,40 @@
+"""What runs inside the solver processes of ``app/services/analysis.py``.
+
+Kept apart from the web code on purpose: a solver process imports only the engine and the
+solver (no database, no web framework), so it starts quickly. It gets a game snapshot (the full
+position, hidden cards included: it never leaves the server) and a wall-clock deadline, and
+sends back only the verdict and, for a win, the first action of the verified winning line.
+"""
+
+from __future__ import annotations
+
+import time
+
+from app.engine import Action, Game
+from app.engine.solver import analyse
+
+# Below this much time left, a question is answered "unknown" without starting the search.
+MIN_SEARCH_SECONDS = 0.005
+
+WorkerAnswer = tuple[str, Action | None, float]
+"""(verdict ``"win"`` | ``"loss"`` | ``"unknown"``, first action of a winning line or None,
+seconds the search took)."""
+
+
+def analyse_snapshot(snapshot: str, deadline: float) -> WorkerAnswer:
+    """Decide the game ``snapshot`` before ``deadline`` (``time.time()`` seconds).
+
+    A question that waited in the queue past its deadline is answered ``"unknown"`` at once.
+    """
+    remaining = deadline - time.time()
+    if remaining < MIN_SEARCH_SECONDS:
+        return ("unknown", None, 0.0)
+    game = Game.from_snapshot(snapshot)
+    result = analyse(game, budget_seconds=remaining)
+    first = result.first_action if result.verdict == "win" else None
+    return (result.verdict, first, result.seconds)
+
+
+def warm_up() -> bool:
+    """A no-op the pool runs once so that its process is started before the first question."""
+    return True
