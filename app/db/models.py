@@ -6,12 +6,13 @@ all of that player's data on SQLite (``foreign_keys=ON``) and PostgreSQL alike.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -121,6 +122,9 @@ class GameRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     abandoned_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The shared deal (daily deal or challenge, ``races.id``) this game plays, if any: the
+    # action path reports its progress to the race (``app/services/race.py``).
+    race_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class MoveLog(Base):
@@ -199,3 +203,97 @@ class RateLimitCounter(Base):
     scope: Mapped[str] = mapped_column(String(16), primary_key=True)  # games | actions
     window_start: Mapped[int] = mapped_column(BigInteger)
     count: Mapped[int] = mapped_column(Integer)
+
+
+# -- playing together (``app/services/daily.py``, ``leaderboard.py``, ``challenges.py``,
+# ``race.py``) --------------------------------------------------------------------------------
+
+
+class PlayerProfile(Base):
+    """What other players see of a player: an optional display name, and whether to appear."""
+
+    __tablename__ = "player_profiles"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    display_name: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    on_leaderboards: Mapped[bool] = mapped_column(Boolean, default=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Race(Base):
+    """A shared deal: the daily deal of a variant and UTC day, or a challenge between friends.
+
+    ``deal`` (and, while the day runs, ``deal_number`` of a daily deal) never leaves the
+    server. ``token`` is a challenge's random link token.
+    """
+
+    __tablename__ = "races"
+    __table_args__ = (UniqueConstraint("kind", "variant", "day"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))  # daily | challenge
+    variant: Mapped[str] = mapped_column(String(20))
+    day: Mapped[date | None] = mapped_column(Date, nullable=True)
+    deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    deal: Mapped[str] = mapped_column(String(160))
+    token: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    created_by: Mapped[str | None] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class RaceEntry(Base):
+    """One player's game on a shared deal. ``ranked``: the player's first game of the race.
+
+    ``verified_*`` hold the server's replay of the game's move log (``leaderboard.py``):
+    ``verified`` is ``ok`` (the log replays to a win in ``verified_moves``) or ``forged``,
+    for the game at ``verified_version``.
+    """
+
+    __tablename__ = "race_entries"
+    __table_args__ = (
+        Index("ix_race_entries_race_player", "race_id", "player_id"),
+        UniqueConstraint("race_id", "game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    race_id: Mapped[str] = mapped_column(String(32), ForeignKey("races.id", ondelete="CASCADE"))
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    game_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    ranked: Mapped[bool] = mapped_column(Boolean, default=False)
+    status: Mapped[str] = mapped_column(String(10), default="playing")  # playing | won | stuck
+    moves: Mapped[int] = mapped_column(Integer, default=0)
+    suits: Mapped[int] = mapped_column(Integer, default=0)
+    assisted: Mapped[bool] = mapped_column(Boolean, default=False)
+    seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    verified: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    verified_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    verified_moves: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class RaceEvent(Base):
+    """Recent race progress, for workers that poll (SQLite); PostgreSQL uses LISTEN/NOTIFY.
+
+    ``payload`` is the JSON of one progress report: counts and names only, never a card.
+    """
+
+    __tablename__ = "race_events"
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    race_id: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
