@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: run test lint bench venv
+.PHONY: run test lint bench bench-load venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,9 @@ bench: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_engine
 	$(PY) -m scripts.bench_api
+
+# Load test: many simulated players (hints, moves, deals, undos) against two uvicorn workers
+# on a fresh PostgreSQL database (127.0.0.1:5432), RATE_LIMITS=off; bounded in count and time.
+bench-load: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.bench_load
