@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
-from app.web import api, errors_db, pages
+from app.web import analysis_pages, api, api_analysis, errors_db, pages
 from app.web.deps import IdentityMiddleware
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
@@ -38,8 +38,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     app.include_router(api.router)
+    app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
     # HTML pages: app/web/pages.py (owned by the pages work) defines ``router``.
     app.include_router(pages.router)
+    app.include_router(analysis_pages.router)  # solver buttons, winnable deals
     return app
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, Player, PlayerSettings, StatEvent, VariantStats, utcnow
@@ -89,6 +89,7 @@ def get_stats(
                 select(VariantStats).where(VariantStats.player_id == player_id)
             ).scalars()
         }
+        assisted_won = _assisted_wins(db, player_id)
         variants: dict[str, VariantStatistics] = {}
         for name in VARIANTS:
             r = rows.get(name)
@@ -105,6 +106,7 @@ def get_stats(
                 best_time_seconds=r.best_time_seconds,
                 fewest_moves=r.fewest_moves,
                 last_played=r.last_played_at,
+                assisted_won=assisted_won.get(name, 0),
             )
         recent = [
             ResultEntry(
@@ -143,6 +145,25 @@ def get_stats(
         return PlayerStatistics(variants=variants, recent=recent, per_day=per_day)
     finally:
         db.rollback()
+
+
+def _assisted_wins(db: Session, player_id: str) -> dict[str, int]:
+    """Recorded wins per variant whose game was assisted (hints, undo or the solver).
+
+    A win event keeps its game while the result exists (finished games are deleted only with
+    the results), so the game's ``assisted`` flag tells how the win was made.
+    """
+    rows = db.execute(
+        select(StatEvent.variant, func.count())
+        .join(GameRow, GameRow.id == StatEvent.game_id)
+        .where(
+            StatEvent.player_id == player_id,
+            StatEvent.kind == "win",
+            GameRow.assisted.is_(True),
+        )
+        .group_by(StatEvent.variant)
+    ).all()
+    return {variant: int(n) for variant, n in rows}
 
 
 # -- privacy -----------------------------------------------------------------------------------

@@ -47,6 +47,8 @@ class VariantStatistics:
     best_time_seconds: int | None = None
     fewest_moves: int | None = None
     last_played: datetime | None = None
+    # Wins (counted in ``won``) of games where help was used: hints, undo or the solver.
+    assisted_won: int = 0
 
     @property
     def win_rate(self) -> float | None:

@@ -110,6 +110,10 @@ class VariantStatsOut(BaseModel):
     best_time_seconds: int | None = Field(description="Fastest win, start to win.")
     fewest_moves: int | None = Field(description="Fewest moves (net of undo) of a win.")
     last_played: datetime | None
+    assisted_won: int = Field(
+        description="Wins (counted in won) of games where help was used: hints, undo, or the "
+        "solver (POST /api/games/{id}/analysis). won - assisted_won is the unassisted wins."
+    )
 
 
 class StatsOut(BaseModel):
@@ -144,6 +148,7 @@ def _stats_out(s: VariantStatistics) -> VariantStatsOut:
         best_time_seconds=s.best_time_seconds,
         fewest_moves=s.fewest_moves,
         last_played=s.last_played,
+        assisted_won=s.assisted_won,
     )
 
 

@@ -1,0 +1,332 @@
+"""HTML pages for the solver (issue 5): the play page's "Is this still winnable?" and
+"Solver hint" buttons, "New winnable deal" on the home page, and the odds on the rules page.
+
+Both play-page buttons are real ``<form method="post">`` with ``csrf_token`` and the game's
+``version``. An htmx request gets the ``game`` block of ``play.html`` with the answer in the
+message line (and the hinted move highlighted like a normal hint); a plain form post gets a
+``303`` to ``/games/{id}/solver?r=<signed answer>``, which shows the same page while the game is
+still at the version analysed (the answer is signed with ``SECRET_KEY``, so a link cannot make
+the page claim an answer the solver did not give). Asking marks the game assisted.
+
+Template globals registered here: ``winnable_catalog(variant)`` (how many catalogued winnable
+deals a variant has) and ``solver_odds()`` (rows of the published odds, ``load_odds()``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.concurrency import run_in_threadpool
+
+from app import services
+from app.config import get_settings
+from app.db.session import SessionDep
+from app.engine import VARIANTS, Move
+from app.engine.solver import load_odds, random_winnable_deal, winnable_deals
+from app.services import NotFound, ServiceError, VersionConflict
+from app.services.analysis import AnalysisResult, SolverHint, analyse_game
+from app.web import pages
+from app.web.deps import CsrfToken, PlayerId
+from app.web.view import describe_move
+
+log = logging.getLogger("app.analysis")
+
+router = APIRouter(include_in_schema=False)
+
+ASSISTED_NOTE = "This game is now marked as assisted in your statistics."
+
+
+# -- template globals --------------------------------------------------------------------------
+
+
+def winnable_catalog(variant: str) -> int:
+    """How many deals of ``variant`` the shipped catalog proves winnable (0: no catalog)."""
+    try:
+        return len(winnable_deals(variant))
+    except (KeyError, OSError, ValueError):
+        return 0
+
+
+def _pct(value: Any, digits: int = 2) -> str:
+    return f"{100.0 * float(value):.{digits}f}%"
+
+
+def solver_odds() -> list[dict[str, str]]:
+    """The published odds, one row of display text per variant (whatever ``odds.json`` holds
+    now; entries it cannot read are left out)."""
+    rows: list[dict[str, str]] = []
+    try:
+        entries = load_odds()
+    except (OSError, ValueError):
+        log.exception("the odds file could not be read")
+        return rows
+    for e in entries:
+        try:
+            name = str(e["variant"])
+            deals = int(e["deals"])
+            if deals <= 0:
+                continue
+            half = (float(e["ci_high"]) - float(e["ci_low"])) / 2
+            rows.append(
+                {
+                    "variant": name,
+                    "title": VARIANTS[name].title if name in VARIANTS else name,
+                    "deals": f"{deals:,}",
+                    "range": f"{int(e['first_deal']):,} to {int(e['last_deal']):,}",
+                    "win": _pct(e["win_share"]),
+                    "ci": f"{_pct(e['ci_low'])} to {_pct(e['ci_high'])}",
+                    "half": f"{100.0 * half:.2f}",
+                    "undecided": _pct(e["unknown_share"], 3),
+                    "undecided_n": f"{int(e['unknown']):,}",
+                    "budget": f"{float(e['budget_seconds']):g}",
+                }
+            )
+        except (KeyError, TypeError, ValueError):
+            log.warning("skipping an unreadable odds entry: %r", e)
+    return rows
+
+
+pages.templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odds=solver_odds)
+
+
+# -- "New winnable deal" -----------------------------------------------------------------------
+
+
+@router.post("/games/winnable", response_class=HTMLResponse)
+def new_winnable_game(
+    request: Request,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    variant: Annotated[str, Form(max_length=40)] = "scorpion",
+) -> Response:
+    """Start a game on a deal the solver proved winnable (from the shipped catalog)."""
+    try:
+        number = random_winnable_deal(variant)
+    except (KeyError, LookupError):
+        title = VARIANTS[variant].title if variant in VARIANTS else repr(variant[:40])
+        return pages._home(
+            request,
+            db,
+            player,
+            csrf_token,
+            error=f"There is no list of proved winnable deals for {title} yet: "
+            "start a random deal, or choose a deal number.",
+            status_code=422,
+        )
+    state = services.create_game(db, player, variant, deal_number=number)
+    return pages.see_other(f"/games/{state.id}")
+
+
+# -- the play page's solver buttons ------------------------------------------------------------
+
+
+def _serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(get_settings().secret_key, salt="scorpion.solver-answer")
+
+
+def _hint_code(hint: SolverHint | None) -> list[int] | str | None:
+    if hint is None:
+        return None
+    if hint == "deal":
+        return "deal"
+    return [hint.from_column, hint.from_index, hint.to_column]
+
+
+def _hint_from_code(value: Any) -> SolverHint | None:
+    if value == "deal":
+        return "deal"
+    if isinstance(value, list) and len(value) == 3 and all(isinstance(x, int) for x in value):
+        return Move(value[0], value[1], value[2])
+    return None
+
+
+def _answer_text(kind: str, verdict: str, seconds: float, hint_text: str | None) -> str:
+    budget = get_settings().analysis_budget_seconds
+    if kind == "hint":
+        if verdict == "win" and hint_text:
+            text = f"Solver hint: {hint_text}. This keeps the game winnable."
+        elif verdict == "loss":
+            text = (
+                "No solver hint: this game is no longer winnable, no sequence of moves wins "
+                "from here."
+            )
+        else:
+            text = (
+                f"No solver hint: the solver could not tell in time ({budget:g} s) whether "
+                "this game can still be won."
+            )
+    elif verdict == "win":
+        text = f"Still winnable: the solver found a way to win from here ({seconds:.2f} s)."
+    elif verdict == "loss":
+        text = "No longer winnable: no sequence of moves wins from here."
+    else:
+        text = (
+            f"Could not tell in time: the solver did not finish within {budget:g} s. "
+            "The game may or may not still be winnable."
+        )
+    return f"{text} {ASSISTED_NOTE}"
+
+
+def _answer_page(
+    request: Request,
+    csrf_token: str,
+    state: services.GameState,
+    kind: str,
+    verdict: str,
+    seconds: float,
+    hint: SolverHint | None,
+    *,
+    fragment: bool,
+) -> Response:
+    move = hint if isinstance(hint, Move) else None
+    hint_text: str | None = None
+    if move is not None:
+        hint_text = "move " + describe_move(state.view, move)
+    elif hint == "deal":
+        hint_text = "deal the stock"
+    ctx = pages._board_context(
+        request,
+        csrf_token,
+        state,
+        hints=[move] if move is not None else None,
+        notice=_answer_text(kind, verdict, seconds, hint_text),
+    )
+    b = ctx["b"]
+    b.hints = None  # the highlight stays; the message line holds the solver's answer
+    b.hint_deal = hint == "deal"
+    b.extra["solver_verdict"] = verdict
+    b.extra["assisted"] = True
+    if fragment:
+        return pages.render(request, "play.html", ctx, block="game")
+    return pages.render(request, "play.html", ctx)
+
+
+async def _ask(
+    request: Request,
+    db: SessionDep,
+    player: str,
+    csrf_token: str,
+    game_id: str,
+    version: str | None,
+    kind: str,
+) -> Response:
+    expected = pages._int_or_none(version)
+    htmx = pages.is_htmx(request)
+    try:
+        result: AnalysisResult = await analyse_game(
+            db, player, game_id, hint=kind == "hint", expected_version=expected
+        )
+    except NotFound:
+        return pages._not_found(request, csrf_token)
+    except VersionConflict as exc:
+        current = await run_in_threadpool(services.get_game, db, player, game_id)
+        ctx = pages._board_context(
+            request,
+            csrf_token,
+            current,
+            error="This game changed in another tab or window; here is where it stands now. "
+            f"({exc.message})",
+        )
+        if htmx:
+            return pages.render(request, "play.html", ctx, status_code=409, block="game")
+        return pages.render(request, "play.html", ctx, status_code=409)
+    except ServiceError as exc:
+        current = await run_in_threadpool(services.get_game, db, player, game_id)
+        ctx = pages._board_context(request, csrf_token, current, error=exc.message)
+        if htmx:
+            return pages.render(request, "play.html", ctx, status_code=422, block="message_text")
+        return pages.render(request, "play.html", ctx, status_code=422)
+    if htmx:
+        return _answer_page(
+            request,
+            csrf_token,
+            result.state,
+            kind,
+            result.verdict,
+            result.seconds,
+            result.hint,
+            fragment=True,
+        )
+    token = _serializer().dumps(
+        {
+            "g": game_id,
+            "v": result.version,
+            "k": kind,
+            "r": result.verdict,
+            "s": result.seconds,
+            "h": _hint_code(result.hint),
+        }
+    )
+    return pages.see_other(f"/games/{game_id}/solver?r={token}")
+
+
+@router.post("/games/{game_id}/winnable", response_class=HTMLResponse)
+async def winnable(
+    request: Request,
+    game_id: str,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    version: Annotated[str | None, Form()] = None,
+) -> Response:
+    """ "Is this still winnable?": the solver's verdict on the current position."""
+    return await _ask(request, db, player, csrf_token, game_id, version, "verdict")
+
+
+@router.post("/games/{game_id}/solver-hint", response_class=HTMLResponse)
+async def solver_hint(
+    request: Request,
+    game_id: str,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    version: Annotated[str | None, Form()] = None,
+) -> Response:
+    """ "Solver hint": a move that keeps the game winnable (when the solver finds one)."""
+    return await _ask(request, db, player, csrf_token, game_id, version, "hint")
+
+
+@router.get("/games/{game_id}/solver", response_class=HTMLResponse)
+def solver_answer(
+    request: Request,
+    game_id: str,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    r: Annotated[str, Query(max_length=400)] = "",
+) -> Response:
+    """The page a plain (non-htmx) solver question lands on: the game with the answer, while
+    the game is still where it was when asked; otherwise simply the game."""
+    try:
+        state = services.get_game(db, player, game_id)
+    except NotFound:
+        return pages._not_found(request, csrf_token)
+    try:
+        data = _serializer().loads(r)
+    except BadSignature:
+        data = None
+    if (
+        not isinstance(data, dict)
+        or data.get("g") != game_id
+        or data.get("v") != state.version
+        or data.get("r") not in ("win", "loss", "unknown")
+        or data.get("k") not in ("verdict", "hint")
+        or state.status != "playing"
+    ):
+        return pages.see_other(f"/games/{game_id}")
+    seconds = data.get("s")
+    return _answer_page(
+        request,
+        csrf_token,
+        state,
+        str(data["k"]),
+        str(data["r"]),
+        float(seconds) if isinstance(seconds, int | float) else 0.0,
+        _hint_from_code(data.get("h")),
+        fragment=False,
+    )

@@ -1,0 +1,94 @@
+"""JSON API addition (issue 5): ``POST /api/games/{id}/analysis``, the solver's verdict.
+
+An extension of ``../shared/API.md`` in its style (same identity, CSRF, errors and rate limit
+of actions). The route is async: the solver runs in a separate process
+(``app.services.analysis``) and the request awaits it without holding a thread.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body
+from pydantic import BaseModel, Field, StrictBool, StrictInt
+
+from app.db.session import SessionDep
+from app.services import analysis
+from app.web.api import ErrorOut, GameId, HintMoveOut, _errors, _Strict
+from app.web.deps import PlayerId
+
+
+class AnalysisIn(_Strict):
+    hint: StrictBool = Field(
+        False,
+        description="Also return a solver hint: the first action of a winning line the solver "
+        "found and verified (only when the verdict is win).",
+    )
+    version: StrictInt | None = Field(
+        None, description="The game version the question is about (409 if stale)."
+    )
+
+
+class DealHintOut(BaseModel):
+    deal: Literal[True] = Field(description="The hint is to deal the stock.")
+
+
+class AnalysisOut(BaseModel):
+    verdict: Literal["win", "loss", "unknown"] = Field(
+        description="win: some sequence of moves still wins from here (proved by a line replayed "
+        "through the engine); loss: no sequence of moves wins from here (proved); unknown: the "
+        "solver could not tell within its time budget."
+    )
+    seconds: float = Field(description="How long the answer took, in seconds.")
+    hint: HintMoveOut | DealHintOut | None = Field(
+        description="Only when asked for and the verdict is win: a move (or the deal) that keeps "
+        "the game winnable. Otherwise null. The rest of the line is never revealed."
+    )
+    version: int = Field(description="The game version that was analysed.")
+
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **_errors(403, 404, 409),
+    422: {
+        "model": ErrorOut,
+        "description": "A malformed body, or a won game (\"This game is won and finished\"): "
+        "nothing changed.",
+    },
+    429: {"model": ErrorOut, "description": "Too many actions: wait (Retry-After) and retry."},
+}
+
+
+@router.post(
+    "/games/{id}/analysis",
+    response_model=AnalysisOut,
+    responses=_RESPONSES,
+    summary="Is this game still winnable? (optionally with a solver hint)",
+    description="Asks the solver about the game's current position, hidden cards included "
+    "(server side only: the answer never reveals them, nor the winning line). Answers within "
+    "the time budget (ANALYSIS_BUDGET_SECONDS, default 3 s) or says unknown. Asking marks the "
+    "game as assisted: its win counts in the statistics' assisted_won. Counts as an action "
+    "for the rate limit.",
+)
+async def post_analysis(
+    game_id: GameId,
+    db: SessionDep,
+    player_id: PlayerId,
+    body: Annotated[AnalysisIn | None, Body()] = None,
+) -> AnalysisOut:
+    body = body or AnalysisIn.model_validate({})
+    result = await analysis.analyse_game(
+        db, player_id, game_id, hint=body.hint, expected_version=body.version
+    )
+    hint: HintMoveOut | DealHintOut | None = None
+    if result.hint == "deal":
+        hint = DealHintOut(deal=True)
+    elif result.hint is not None:
+        m = result.hint
+        hint = HintMoveOut(
+            from_column=m.from_column, from_index=m.from_index, to_column=m.to_column
+        )
+    return AnalysisOut(
+        verdict=result.verdict, seconds=result.seconds, hint=hint, version=result.version
+    )
