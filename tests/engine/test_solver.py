@@ -89,8 +89,15 @@ def test_a_won_game_is_a_win_with_an_empty_line() -> None:
 
 # A dead end: the Queen of clubs lies under its own King, and no column can ever be emptied
 # for the King to move away. Found by a random search, confirmed by exhaustive search.
-QUEEN_UNDER_KING = ["JC 6D", "QC KC 9D 4D", "QD JD 3C", "TC 7D 5D",
-                    "3D AC KD 2C 7C 9C 8C 8D TD 4C 5C 6C", "AD", "2D"]
+QUEEN_UNDER_KING = [
+    "JC 6D",
+    "QC KC 9D 4D",
+    "QD JD 3C",
+    "TC 7D 5D",
+    "3D AC KD 2C 7C 9C 8C 8D TD 4C 5C 6C",
+    "AD",
+    "2D",
+]
 
 
 def test_dead_end_queen_buried_under_its_king() -> None:

@@ -41,8 +41,36 @@ def test_no_disagreement_with_solvitaire(row: dict) -> None:
 # all but seed 151 by the "must leave first" rule before any search. Pinned, so that a change
 # that stops deciding them (or decides one differently) is seen.
 TIMED_OUT = [r for r in ROWS if r["verdict"] == "timed-out"]
-PROVED_AT_THE_START = {24, 25, 34, 40, 48, 59, 63, 72, 75, 93, 101, 103, 114, 118, 128, 129, 132,
-                       140, 146, 172, 173, 182, 186, 190, 193, 196, 198, 199}
+PROVED_AT_THE_START = {
+    24,
+    25,
+    34,
+    40,
+    48,
+    59,
+    63,
+    72,
+    75,
+    93,
+    101,
+    103,
+    114,
+    118,
+    128,
+    129,
+    132,
+    140,
+    146,
+    172,
+    173,
+    182,
+    186,
+    190,
+    193,
+    196,
+    198,
+    199,
+}
 
 
 def test_deals_solvitaire_could_not_decide_are_decided() -> None:

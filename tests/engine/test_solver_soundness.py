@@ -82,8 +82,11 @@ def test_pruned_lines_never_cross_a_position_the_full_check_calls_lost(variant: 
     # on every position of its winning lines shows that the skipping lost nothing.
     found = 0
     for number in range(1, 200 if variant != "wasp" else 25):
-        r = solve(Position.from_deal(variant, deal_from_number(number)), max_seconds=None,
-                  max_nodes=20_000)
+        r = solve(
+            Position.from_deal(variant, deal_from_number(number)),
+            max_seconds=None,
+            max_nodes=20_000,
+        )
         if r.verdict != "win":
             continue
         assert r.line is not None

@@ -54,9 +54,7 @@ def _checked(result: SearchResult, start: Game) -> Analysis:
     return Analysis(result.verdict, result.line, result.nodes, result.seconds)
 
 
-def analyse(
-    game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None
-) -> Analysis:
+def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None) -> Analysis:
     """Is ``game`` (a game in progress, hidden cards known) still winnable?
 
     Answers within about ``budget_seconds`` (the search checks the clock every 1,024 nodes).

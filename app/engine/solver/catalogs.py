@@ -56,7 +56,7 @@ def decode_line(text: str) -> list[Action]:
             continue
         chunk = text[k : k + 3]
         if len(chunk) != 3 or not chunk[0].isdigit() or not chunk[2].isdigit():
-            raise ValueError(f"bad line text at character {k}: {text[k:k + 3]!r}")
+            raise ValueError(f"bad line text at character {k}: {text[k : k + 3]!r}")
         line.append(("move", int(chunk[0]), _DIGITS.index(chunk[1]), int(chunk[2])))
         k += 3
     return line

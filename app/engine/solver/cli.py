@@ -91,8 +91,11 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m app.engine.solver", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m app.engine.solver",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser, budget: float) -> None:
@@ -116,11 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         c.add_argument("--count", type=int, required=True)
         c.add_argument("--jobs", type=int, default=1, help="worker processes")
         c.add_argument("--out", type=str, default=None)
-        c.add_argument("--time-limit", type=float, default=None,
-                       help="stop (resumably) after this many seconds")
+        c.add_argument(
+            "--time-limit",
+            type=float,
+            default=None,
+            help="stop (resumably) after this many seconds",
+        )
         if name == "odds":
-            c.add_argument("--write-json", action="store_true",
-                           help="store the figures in app/engine/solver/odds.json")
+            c.add_argument(
+                "--write-json",
+                action="store_true",
+                help="store the figures in app/engine/solver/odds.json",
+            )
         c.set_defaults(func=func)
 
     args = p.parse_args(argv)

@@ -93,9 +93,7 @@ def run_odds(
     path.parent.mkdir(parents=True, exist_ok=True)
     done = {b["start"] for b in read_blocks(path)}
     first_block = start - (start - 1) % BLOCK
-    todo_blocks = [
-        b for b in range(first_block, start + count, BLOCK) if b not in done
-    ]
+    todo_blocks = [b for b in range(first_block, start + count, BLOCK) if b not in done]
     numbers = [n for b in todo_blocks for n in range(b, b + BLOCK)]
     bar = Progress(len(numbers), f"odds {variant}") if not quiet else None
     stop_at = time.monotonic() + time_limit if time_limit else None
@@ -110,8 +108,13 @@ def run_odds(
             times.append(math.ceil(r.ms))
             if len(letters) == BLOCK:
                 block_start = r.number - BLOCK + 1
-                rec = {"start": block_start, "count": BLOCK, "budget": budget,
-                       "v": "".join(letters), "ms": times}
+                rec = {
+                    "start": block_start,
+                    "count": BLOCK,
+                    "budget": budget,
+                    "v": "".join(letters),
+                    "ms": times,
+                }
                 out.write(json.dumps(rec, separators=(",", ":")) + "\n")
                 out.flush()
                 letters, times = [], []

@@ -403,7 +403,11 @@ class _Search:
         if self.wasp:
             return bool(self.dead_reason())
         cols, hidden, col_of, idx_of, under = (
-            self.cols, self.hidden, self.col_of, self.idx_of, self.under
+            self.cols,
+            self.hidden,
+            self.col_of,
+            self.idx_of,
+            self.under,
         )
         ok = [False] * 52
         items: list[tuple[int, int, int, int, tuple[int, ...] | None]] = []
@@ -542,9 +546,7 @@ class _Search:
         return False
 
 
-def dead_reason_of(
-    cols: list[list[int]], hidden: list[int], stock: list[int], wasp: bool
-) -> str:
+def dead_reason_of(cols: list[list[int]], hidden: list[int], stock: list[int], wasp: bool) -> str:
     """Prove a position lost by the "must leave first" rule; "" when no proof is found.
 
     Events (each happens at most once, "first time"): J[c] card c joins c + 1 (ids 0-51);
@@ -700,9 +702,7 @@ def solve(
     try:
         won = s.dfs()
     except _OutOfBudget:
-        return SearchResult(
-            "unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s)
-        )
+        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s))
     finally:
         sys.setrecursionlimit(limit)
     elapsed = time.perf_counter() - start
@@ -718,6 +718,8 @@ def _stats(s: _Search) -> dict[str, int]:
 def dead_reason(pos: Position) -> str:
     """Why ``pos`` is lost by the "must leave first" rule ("" if the rule proves nothing)."""
     return dead_reason_of(
-        [list(c) for c in pos.cols], list(pos.hidden), list(pos.stock),
+        [list(c) for c in pos.cols],
+        list(pos.hidden),
+        list(pos.stock),
         pos.variant.empty_accepts_any,
     )

@@ -1,0 +1,173 @@
+"""Benchmark of the solver (``make bench-solver``).
+
+Runs the solver over Solvitaire's 200 anchor deals and over a range of our own deal numbers,
+and prints the share decided (WIN or LOSS) within 1 s and within 10 s, the median, 90th and
+99th percentile times, the slowest deal, peak memory, and Solvitaire's figures on the anchors.
+
+    python scripts/bench_solver.py [--count 5000] [--start 1] [--variant scorpion]
+                                   [--budget 10] [--retry-budget 60] [--jobs 1]
+
+One process per job; with ``--jobs 1`` (the default) the times are those of a single core.
+``--retry-budget`` re-runs the deals left undecided with a longer budget (the issue's "every
+deal within 60 s").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.engine import parse_deal  # noqa: E402
+from app.engine.solver.api import solve_deal  # noqa: E402
+from app.engine.solver.progress import Progress  # noqa: E402
+from app.engine.solver.runner import DealResult, solve_numbers  # noqa: E402
+
+ANCHORS = ROOT / "tests" / "engine" / "test_solver_data" / "solvitaire-scorpion-200.jsonl"
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = min(len(s) - 1, max(0, round(q * (len(s) - 1))))
+    return s[k]
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def report(
+    label: str,
+    results: list[tuple[str, float]],
+    retried: dict[int, tuple[str, float]] | None = None,
+) -> dict[str, float]:
+    n = len(results)
+    times = [t for _, t in results]
+    d1 = sum(1 for v, t in results if v != "unknown" and t <= 1.0)
+    d10 = sum(1 for v, t in results if v != "unknown" and t <= 10.0)
+    wins = sum(1 for v, _ in results if v == "win")
+    losses = sum(1 for v, _ in results if v == "loss")
+    unknown = n - wins - losses
+    print(f"\n== {label}: {n} deals")
+    print(f"  win {wins}  loss {losses}  undecided {unknown}")
+    print(f"  decided within 1 s : {100 * d1 / n:7.3f}%   within 10 s: {100 * d10 / n:7.3f}%")
+    print(
+        f"  time median {fmt_s(statistics.median(times))}  p90 {fmt_s(pct(times, 0.9))}  "
+        f"p99 {fmt_s(pct(times, 0.99))}  max {fmt_s(max(times))}  total {sum(times):.1f} s"
+    )
+    if retried is not None:
+        decided = sum(1 for v, _ in retried.values() if v != "unknown")
+        slowest = max((t for _, t in retried.values()), default=0.0)
+        print(
+            f"  retried {len(retried)} undecided with a longer budget: {decided} decided "
+            f"(slowest {fmt_s(slowest)})"
+        )
+    return {
+        "deals": n,
+        "win": wins,
+        "loss": losses,
+        "unknown": unknown,
+        "decided_1s": d1 / n,
+        "decided_10s": d10 / n,
+        "median_s": statistics.median(times),
+        "p90_s": pct(times, 0.9),
+        "p99_s": pct(times, 0.99),
+        "max_s": max(times),
+    }
+
+
+def anchors(budget: float) -> Iterator[tuple[dict[str, object], str, float]]:
+    for raw in ANCHORS.read_text().splitlines():
+        row = json.loads(raw)
+        a = solve_deal("scorpion", parse_deal(str(row["deal"])), budget)
+        yield row, a.verdict, a.seconds
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--count", type=int, default=5000)
+    p.add_argument("--start", type=int, default=1)
+    p.add_argument("--variant", default="scorpion")
+    p.add_argument("--budget", type=float, default=10.0)
+    p.add_argument("--retry-budget", type=float, default=0.0)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--skip-anchors", action="store_true")
+    p.add_argument("--json", type=str, default="", help="also write the figures here")
+    args = p.parse_args()
+    out: dict[str, object] = {}
+    started = time.monotonic()
+
+    if not args.skip_anchors:
+        rows = []
+        bar = Progress(200, "anchors")
+        agree = disagree = 0
+        for row, verdict, seconds in anchors(args.budget):
+            rows.append((row, verdict, seconds))
+            theirs = row["verdict"]
+            if (theirs, verdict) in {("solved", "loss"), ("unsolvable", "win")}:
+                disagree += 1
+                print(f"\nDISAGREEMENT seed {row['seed']}: Solvitaire {theirs}, ours {verdict}")
+            elif theirs != "timed-out" and verdict != "unknown":
+                agree += 1
+            bar.update(1)
+        bar.close()
+        ours = report("Solvitaire's 200 anchor deals (scorpion)", [(v, t) for _, v, t in rows])
+        sv_dec = [r for r, _, _ in rows if r["verdict"] != "timed-out"]
+        sv_ms = [float(str(r["solver_ms"])) / 1000 for r, _, _ in rows]
+        print(
+            f"  Solvitaire (C++) on the same deals: decided within 10 s "
+            f"{100 * len(sv_dec) / len(rows):.1f}%, median {fmt_s(statistics.median(sv_ms))} "
+            f"(its note: 84.8% over 400 deals, median 0.59 s)"
+        )
+        print(
+            f"  verdicts: {agree} agree where both decided, {disagree} disagree; "
+            f"{sum(1 for r, v, _ in rows if r['verdict'] == 'timed-out' and v != 'unknown')} "
+            f"of its {len(rows) - len(sv_dec)} timed-out deals decided by ours"
+        )
+        out["anchors"] = {**ours, "agree": agree, "disagree": disagree}
+
+    bar = Progress(args.count, f"{args.variant} deals")
+    results: list[DealResult] = []
+    numbers = range(args.start, args.start + args.count)
+    for r in solve_numbers(args.variant, numbers, args.budget, args.jobs):
+        results.append(r)
+        bar.update(1, f"undecided {sum(1 for x in results if x.verdict == 'unknown')}")
+    bar.close()
+    retried: dict[int, tuple[str, float]] | None = None
+    if args.retry_budget > 0:
+        retried = {}
+        todo = [r.number for r in results if r.verdict == "unknown"]
+        for r in solve_numbers(args.variant, todo, args.retry_budget, args.jobs):
+            retried[r.number] = (r.verdict, r.ms / 1000)
+            print(f"  retry deal {r.number}: {r.verdict} in {r.ms / 1000:.1f} s")
+    label = f"{args.variant} deal numbers {args.start}-{args.start + args.count - 1}"
+    out["deals"] = report(label, [(r.verdict, r.ms / 1000) for r in results], retried)
+    if retried:
+        out["retry"] = {str(k): v for k, v in retried.items()}
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    worker_peak = max((r.maxrss_kb for r in results), default=0)
+    peak = max(own, kids, worker_peak)
+    print(f"\npeak memory (max resident set of one process): {peak / 1024:.0f} MiB")
+    print(f"wall time {time.monotonic() - started:.0f} s")
+    out["peak_mib"] = peak / 1024
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
