@@ -82,7 +82,7 @@ class BoardView:
     hidden: Markup
     sel: tuple[int, int] | None = None
     selected_label: str | None = None
-    hints: list[str] | None = None
+    hints: list[HintView] | None = None
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
@@ -112,12 +112,33 @@ def parse_selection(text: str | None, view: PublicView) -> tuple[int, int] | Non
     return c, i
 
 
+SUIT_SYMBOLS = {"S": "\u2660\ufe0e", "H": "\u2665\ufe0e", "D": "\u2666\ufe0e", "C": "\u2663\ufe0e"}
+
+
+def with_rest(n: int) -> str:
+    """ " and the 3 cards on it" for a group of ``n`` cards led by the one picked up."""
+    if n <= 1:
+        return ""
+    return " and the card on it" if n == 2 else f" and the {n - 1} cards on it"
+
+
+@dataclass(frozen=True, slots=True)
+class HintView:
+    short: str  # "7♦ 5→2": what the eye reads
+    long: str  # the same in words, for screen readers
+
+
+def short_move(view: PublicView, move: Move) -> str:
+    code = view.columns[move.from_column][move.from_index] or "?"
+    label = rank_label(code[0]) + SUIT_SYMBOLS.get(code[1], "")
+    return f"{label} {move.from_column + 1}\u2192{move.to_column + 1}"
+
+
 def describe_move(view: PublicView, move: Move) -> str:
     """A hint in words, e.g. "seven of hearts (column 2) onto the eight of hearts (column 5)"."""
     code = view.columns[move.from_column][move.from_index]
     what = card_name(code) if code else "card"
-    group = len(view.columns[move.from_column]) - move.from_index
-    with_rest = f" and the {group - 1} card{'s' if group > 2 else ''} on it" if group > 1 else ""
+    rest = with_rest(len(view.columns[move.from_column]) - move.from_index)
     dst = view.columns[move.to_column]
     if dst:
         top = dst[-1]
@@ -125,7 +146,7 @@ def describe_move(view: PublicView, move: Move) -> str:
         where = f"{onto} in column {move.to_column + 1}"
     else:
         where = f"into the empty column {move.to_column + 1}"
-    return f"the {what}{with_rest} from column {move.from_column + 1} {where}"
+    return f"the {what}{rest} from column {move.from_column + 1} {where}"
 
 
 def board_view(
@@ -187,8 +208,7 @@ def board_view(
     selected_label = None
     if sel is not None:
         code = view.columns[sel[0]][sel[1]]
-        n = len(view.columns[sel[0]]) - sel[1]
-        rest = f" with the {n - 1} card{'s' if n > 2 else ''} on it" if n > 1 else ""
+        rest = with_rest(len(view.columns[sel[0]]) - sel[1]).replace(" and ", " with ", 1)
         selected_label = (
             f"Picked up the {card_name(code or '')}{rest}: now choose the column it goes to."
         )
@@ -222,7 +242,9 @@ def board_view(
         hidden=hidden,
         sel=sel,
         selected_label=selected_label,
-        hints=[describe_move(view, m) for m in hints] if hints is not None else None,
+        hints=[HintView(short_move(view, m), describe_move(view, m)) for m in hints]
+        if hints is not None
+        else None,
         hint_deal=hints is not None and can_deal,
     )
 
@@ -234,8 +256,7 @@ def describe_change(
     parts: list[str] = []
     if action == "move" and before is not None and move is not None:
         code = before.columns[move.from_column][move.from_index]
-        n = len(before.columns[move.from_column]) - move.from_index
-        rest = f" and the {n - 1} card{'s' if n > 2 else ''} on it" if n > 1 else ""
+        rest = with_rest(len(before.columns[move.from_column]) - move.from_index)
         parts.append(
             f"Moved the {card_name(code or '')}{rest} from column {move.from_column + 1} "
             f"to column {move.to_column + 1}."

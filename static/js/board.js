@@ -49,7 +49,7 @@
     colEl(col).classList.add("src");
     board().classList.add("picking");
     const n = colEl(col).querySelectorAll(".card").length - idx;
-    say("Picked up the " + cardName(a) + (n > 1 ? " with the " + (n - 1) + " card" + (n > 2 ? "s" : "") + " on it" : "") +
+    say("Picked up the " + cardName(a) + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
         ": now choose the column it goes to.");
   }
 
