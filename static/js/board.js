@@ -33,7 +33,7 @@
 
   // ---------------------------------------------------------------- selection
   function clearSel() {
-    $$(".card.sel").forEach((e) => { e.classList.remove("sel"); e.removeAttribute("aria-pressed"); });
+    $$(".card.sel").forEach((e) => e.classList.remove("sel"));
     $$(".col.src, .col.kb-target").forEach((e) => e.classList.remove("src", "kb-target"));
     const b = board();
     if (b) b.classList.remove("picking");
@@ -45,7 +45,6 @@
     const col = +a.dataset.col, idx = +a.dataset.idx;
     sel = { col, idx };
     a.classList.add("sel");
-    a.setAttribute("aria-pressed", "true");
     colEl(col).classList.add("src");
     board().classList.add("picking");
     const n = colEl(col).querySelectorAll(".card").length - idx;
