@@ -106,16 +106,18 @@ def new_winnable_game(
 ) -> Response:
     """Start a game on a deal the solver proved winnable (from the shipped catalog)."""
     try:
+        services.check_variant(variant)
         number = random_winnable_deal(variant)
-    except (KeyError, LookupError):
-        title = VARIANTS[variant].title if variant in VARIANTS else repr(variant[:40])
+    except ServiceError as exc:
+        return pages._home(request, db, player, csrf_token, error=exc.message, status_code=422)
+    except LookupError:
         return pages._home(
             request,
             db,
             player,
             csrf_token,
-            error=f"There is no list of proved winnable deals for {title} yet: "
-            "start a random deal, or choose a deal number.",
+            error=f"There is no list of proved winnable deals for {VARIANTS[variant].title} "
+            "yet: start a random deal, or choose a deal number.",
             status_code=422,
         )
     state = services.create_game(db, player, variant, deal_number=number)
