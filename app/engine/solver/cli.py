@@ -28,7 +28,7 @@ from .catalogs import (
     merge_ranges,
     save_catalog_file,
 )
-from .odds import run_odds, write_odds_json
+from .odds import retry_unknown, run_odds, summarise, write_odds_json
 from .progress import Progress
 from .runner import solve_numbers
 
@@ -75,6 +75,22 @@ def _cmd_build_catalog(args: argparse.Namespace) -> int:
 
 
 def _cmd_odds(args: argparse.Namespace) -> int:
+    if args.retry_unknown:
+        n = retry_unknown(
+            args.variant,
+            args.retry_unknown,
+            jobs=args.jobs,
+            path=Path(args.out) if args.out else None,
+            time_limit=args.time_limit,
+        )
+        print(f"{n} undecided deals decided on the second try")
+        summary = summarise(
+            args.variant, args.start, args.count, path=Path(args.out) if args.out else None
+        )
+        print(summary.text())
+        if args.write_json:
+            write_odds_json(summary)
+        return 0
     summary = run_odds(
         args.variant,
         args.start,
@@ -130,6 +146,13 @@ def main(argv: list[str] | None = None) -> int:
                 "--write-json",
                 action="store_true",
                 help="store the figures in app/engine/solver/odds.json",
+            )
+            c.add_argument(
+                "--retry-unknown",
+                type=float,
+                default=0.0,
+                metavar="SECONDS",
+                help="instead: solve the cached undecided deals again with this budget",
             )
         c.set_defaults(func=func)
 

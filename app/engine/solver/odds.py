@@ -49,6 +49,8 @@ class OddsSummary:
     ci_high: float
     unknown_share: float
     budget_seconds: float
+    retry_seconds: float  # the longer budget given to deals undecided at first (0: none)
+    decided_within_budget: int  # deals decided within budget_seconds
 
     def text(self) -> str:
         pct = 100.0
@@ -60,6 +62,13 @@ class OddsSummary:
             f"(+/-{pct * (self.ci_high - self.ci_low) / 2:.2f} points)\n"
             f"  lost       {self.loss:7d}  {pct * self.loss / max(self.deals, 1):6.2f}%\n"
             f"  undecided  {self.unknown:7d}  {pct * self.unknown_share:6.3f}%"
+            + (
+                f" (after a second try of {self.retry_seconds:g} s each)"
+                if self.retry_seconds
+                else ""
+            )
+            + f"\n  decided within {self.budget_seconds:g} s: "
+            f"{pct * self.decided_within_budget / max(self.deals, 1):.3f}%"
         )
 
 
@@ -87,14 +96,15 @@ def run_odds(
     path: Path | None = None,
     time_limit: float | None = None,
     quiet: bool = False,
+    block: int = BLOCK,
 ) -> OddsSummary:
     """Solve the deals ``start .. start + count - 1`` not yet cached, then summarise them."""
     path = path or odds_file(variant)
     path.parent.mkdir(parents=True, exist_ok=True)
     done = {b["start"] for b in read_blocks(path)}
-    first_block = start - (start - 1) % BLOCK
-    todo_blocks = [b for b in range(first_block, start + count, BLOCK) if b not in done]
-    numbers = [n for b in todo_blocks for n in range(b, b + BLOCK)]
+    first_block = start - (start - 1) % block
+    todo_blocks = [b for b in range(first_block, start + count, block) if b not in done]
+    numbers = [n for b in todo_blocks for n in range(b, b + block)]
     bar = Progress(len(numbers), f"odds {variant}") if not quiet else None
     stop_at = time.monotonic() + time_limit if time_limit else None
     counts = {"W": 0, "L": 0, "U": 0}
@@ -106,11 +116,10 @@ def run_odds(
             counts[letter] += 1
             letters.append(letter)
             times.append(math.ceil(r.ms))
-            if len(letters) == BLOCK:
-                block_start = r.number - BLOCK + 1
+            if len(letters) == block:
                 rec = {
-                    "start": block_start,
-                    "count": BLOCK,
+                    "start": r.number - block + 1,
+                    "count": block,
                     "budget": budget,
                     "v": "".join(letters),
                     "ms": times,
@@ -127,17 +136,63 @@ def run_odds(
     return summarise(variant, start, count, path=path)
 
 
+def retry_unknown(
+    variant: str,
+    budget: float,
+    *,
+    jobs: int = 2,
+    path: Path | None = None,
+    time_limit: float | None = None,
+    quiet: bool = False,
+) -> int:
+    """Solve again, with ``budget`` seconds, the cached deals left undecided; returns how many
+    got decided. Their letters and times are updated in place (the block keeps its first-pass
+    budget, ``retry`` records the longer one)."""
+    path = path or odds_file(variant)
+    blocks = read_blocks(path)
+    todo = [b["start"] + k for b in blocks for k, v in enumerate(b["v"]) if v == "U"]
+    where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
+    bar = Progress(len(todo), f"retry {variant}") if not quiet else None
+    stop_at = time.monotonic() + time_limit if time_limit else None
+    decided = 0
+    for r in solve_numbers(variant, todo, budget, jobs):
+        b = where[r.number]
+        k = r.number - b["start"]
+        letter = _LETTER[r.verdict]
+        b["v"] = b["v"][:k] + letter + b["v"][k + 1 :]
+        b["ms"][k] = math.ceil(r.ms)
+        b["retry"] = budget
+        decided += letter != "U"
+        _write_blocks(path, blocks)
+        if bar:
+            bar.update(1, f"decided {decided}")
+        if stop_at is not None and time.monotonic() >= stop_at:
+            break
+    if bar:
+        bar.close()
+    return decided
+
+
+def _write_blocks(path: Path, blocks: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(b, separators=(",", ":")) + "\n" for b in blocks))
+    tmp.replace(path)
+
+
 def summarise(variant: str, start: int, count: int, *, path: Path | None = None) -> OddsSummary:
     """Summarise the cached results for deals ``start .. start + count - 1``."""
     path = path or odds_file(variant)
     verdict: dict[int, str] = {}
-    budget = 0.0
+    budget = retry = 0.0
+    quick = 0
     for b in read_blocks(path):
-        budget = max(budget, float(b["budget"]))
         for k, letter in enumerate(b["v"]):
             n = b["start"] + k
             if start <= n < start + count:
+                budget = max(budget, float(b["budget"]))
+                retry = max(retry, float(b.get("retry", 0.0)))
                 verdict[n] = letter
+                quick += letter != "U" and b["ms"][k] <= 1000 * float(b["budget"])
     win = sum(1 for v in verdict.values() if v == "W")
     loss = sum(1 for v in verdict.values() if v == "L")
     unknown = sum(1 for v in verdict.values() if v == "U")
@@ -156,6 +211,8 @@ def summarise(variant: str, start: int, count: int, *, path: Path | None = None)
         ci_high=hi,
         unknown_share=unknown / n if n else 0.0,
         budget_seconds=budget,
+        retry_seconds=retry,
+        decided_within_budget=quick,
     )
 
 

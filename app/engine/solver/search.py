@@ -160,6 +160,15 @@ class _Search:
         self.dead_cuts = 0
         self.deadline = 0.0
         self.max_nodes = 0
+        # Safe joins (Scorpion and Scorpion II, pruning on): when column t holds exactly its
+        # suit's run from the King (its deepest card, face up) down to its exposed card p, the
+        # move of p - 1 (with all on it) onto p is taken as the only move. Every card below p
+        # is joined and never leaves alone (only the King may carry the whole column into an
+        # empty column, which stays legal), so nothing that could be done without the move is
+        # lost by doing it now: the cards that came with p - 1 can still leave from the top,
+        # the card uncovered in the source column is a bonus. The tops of columns 1-3 (where
+        # the deal lands) must not change while the stock holds cards.
+        self.safe_joins = prune and not self.wasp
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -307,6 +316,16 @@ class _Search:
             h = hidden[a]
             if i < h:
                 continue
+            if (
+                self.safe_joins
+                and not hidden[t]
+                and len(dst) == 12 - (p - 1) % 13
+                and dst == _RUNS[p // 13][: len(dst)]
+                and (not self.stock or (a >= STOCK_COLUMNS and t >= STOCK_COLUMNS))
+            ):
+                # Column t is its suit's run from the King down to p: joining p - 1 to it
+                # loses nothing (see ``_Search.safe_joins``); try that move alone.
+                return [(a, i, t)]
             if i == h and h:
                 first.append((a, i, t))
             else:

@@ -1,0 +1,120 @@
+"""The solver's offline tools and shipped data: line format, catalogs, odds, command line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from app.engine import Game, deal_from_number
+from app.engine.solver import (
+    decode_line,
+    encode_line,
+    load_odds,
+    random_winnable_deal,
+    wilson,
+    winnable_deals,
+    winning_line,
+)
+from app.engine.solver.catalogs import catalog_path, load_catalog_file, merge_ranges
+from app.engine.solver.cli import main
+from app.engine.solver.odds import read_blocks, retry_unknown, run_odds, summarise
+
+
+def test_line_text_round_trip() -> None:
+    line = [("move", 0, 3, 6), ("deal",), ("move", 6, 45, 2), ("move", 4, 10, 0)]
+    text = encode_line(line)
+    assert text == "036-6J24a0"
+    assert decode_line(text) == line
+    with pytest.raises(ValueError):
+        decode_line("03")
+    with pytest.raises(ValueError):
+        encode_line([("undo",)])
+
+
+def test_merge_ranges() -> None:
+    assert merge_ranges([[5, 7], [1, 3], [3, 5], [9, 10]]) == [[1, 7], [9, 10]]
+
+
+def test_wilson_interval_known_values() -> None:
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp"])
+def test_shipped_catalog_lines_all_win(variant: str) -> None:
+    data = load_catalog_file(catalog_path(variant), variant)
+    assert len(data["deals"]) >= 200
+    for number, text in data["deals"].items():
+        game = Game.replay(variant, deal_from_number(int(number)), decode_line(text))
+        assert game.won, (variant, number)
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp"])
+def test_random_winnable_deal_comes_from_the_catalog(variant: str) -> None:
+    deals = set(winnable_deals(variant))
+    picks = [random_winnable_deal(variant, random.Random(s)) for s in range(20)]
+    assert set(picks) <= deals and len(set(picks)) > 5
+    assert random_winnable_deal(variant, random.Random(3)) == picks[3]  # reproducible
+    line = winning_line(variant, picks[0])
+    assert line is not None
+    assert Game.replay(variant, deal_from_number(picks[0]), line).won
+    assert winning_line(variant, 10**9 + 7) is None
+    with pytest.raises(KeyError):
+        random_winnable_deal("no-such-variant", random.Random(1))
+
+
+def test_published_odds_have_the_fields_the_rules_page_reads() -> None:
+    odds = {o["variant"]: o for o in load_odds()}
+    assert "scorpion" in odds
+    for o in odds.values():
+        for key in ("deals", "win", "loss", "unknown", "ci_low", "ci_high"):
+            assert key in o
+        assert o["win"] + o["loss"] + o["unknown"] == o["deals"]
+        assert o["ci_low"] <= o["win"] / o["deals"] <= o["ci_high"]
+
+
+def test_build_catalog_is_resumable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cat.json"
+    args = ["build-catalog", "--variant", "scorpion", "--start", "1", "--budget", "2"]
+    assert main([*args, "--count", "30", "--out", str(out)]) == 0
+    first = json.loads(out.read_text())
+    assert first["scanned"] == [[1, 31]]
+    assert first["deals"]  # deals 3, 6, 14, 24 are winnable
+    for number, text in first["deals"].items():
+        assert Game.replay("scorpion", deal_from_number(int(number)), decode_line(text)).won
+    assert main([*args, "--count", "30", "--out", str(out)]) == 0
+    assert json.loads(out.read_text()) == first  # nothing left to do
+    assert "(0 new)" in capsys.readouterr().out
+    assert main([*args, "--count", "40", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["scanned"] == [[1, 41]]
+
+
+def test_odds_run_is_cached_and_resumable(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    s1 = run_odds("scorpion-ii", 1, 20, 2.0, jobs=1, path=path, quiet=True, block=10)
+    assert s1.deals == 20 and s1.win + s1.loss + s1.unknown == 20
+    assert len(read_blocks(path)) == 2
+    s2 = run_odds("scorpion-ii", 1, 30, 2.0, jobs=1, path=path, quiet=True, block=10)
+    assert len(read_blocks(path)) == 3  # only the new block was solved
+    assert s2.deals == 30
+    assert summarise("scorpion-ii", 1, 20, path=path) == s1
+    # a cached "undecided" gets decided on a second try
+    blocks = read_blocks(path)
+    blocks[0]["v"] = "U" + blocks[0]["v"][1:]
+    path.write_text("".join(json.dumps(b) + "\n" for b in blocks))
+    assert summarise("scorpion-ii", 1, 30, path=path).unknown >= 1
+    assert retry_unknown("scorpion-ii", 5.0, jobs=1, path=path, quiet=True) >= 1
+    assert summarise("scorpion-ii", 1, 30, path=path).retry_seconds == 5.0
+
+
+def test_solve_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "--variant", "scorpion", "--number", "6", "--budget", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("win in")
+    assert "line (" in out
