@@ -25,6 +25,11 @@ Environment variables (all optional in development):
   tell in time".
 - ``ANALYSIS_WORKERS``: solver processes per web worker process (default 1, at most 8), started
   on the first question (``app/services/analysis.py``).
+- ``DAILY_SECRET``: chooses each day's daily deal (HMAC-SHA256 over "variant|YYYY-MM-DD"), so
+  nobody can work out a coming day's deal from the public code. Default: derived from
+  ``SECRET_KEY``. Changing it changes the deals of the coming days (and of today).
+- ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
+  other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 """
 
 from __future__ import annotations
@@ -57,6 +62,8 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = 10_000
     analysis_budget_seconds: float = Field(default=3.0, gt=0, le=10)
     analysis_workers: int = Field(default=1, ge=1, le=8)
+    daily_secret: str = ""
+    race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
 
     @field_validator("database_url")
     @classmethod

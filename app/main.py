@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
-from app.web import analysis_pages, api, api_analysis, errors_db, pages
+from app.web import analysis_pages, api, api_analysis, errors_db, pages, play_together
 from app.web.deps import IdentityMiddleware
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
@@ -42,6 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # HTML pages: app/web/pages.py (owned by the pages work) defines ``router``.
     app.include_router(pages.router)
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
+    app.include_router(play_together.api_router)  # daily deal, challenges, races (API)
+    app.include_router(play_together.router)  # ... and their pages
     return app
 
 

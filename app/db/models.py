@@ -226,7 +226,8 @@ class Race(Base):
     """A shared deal: the daily deal of a variant and UTC day, or a challenge between friends.
 
     ``deal`` (and, while the day runs, ``deal_number`` of a daily deal) never leaves the
-    server. ``token`` is a challenge's random link token.
+    server. ``token`` is a challenge's random link token. A challenge's first entry is the
+    challenger's game (a race keeps no player id of its own, so nothing outlives a player).
     """
 
     __tablename__ = "races"
@@ -239,9 +240,6 @@ class Race(Base):
     deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     deal: Mapped[str] = mapped_column(String(160))
     token: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
-    created_by: Mapped[str | None] = mapped_column(
-        String(64), ForeignKey("players.id", ondelete="SET NULL"), nullable=True
-    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -430,6 +430,20 @@ def act(
             won["counted"] = _record_win(db, player_id, row, game, now)
             db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(**won))
             values.update(won)
+        if row.race_id is not None:  # a shared deal: tell the race (app/services/race.py)
+            from .race import report_progress
+
+            report_progress(
+                db,
+                game_id=row.id,
+                variant=row.variant,
+                deal=row.deal,
+                created_at=row.created_at,
+                game=game,
+                assisted=values["assisted"],
+                version=values["version"],
+                now=now,
+            )
         state = _state(SimpleNamespace(**{**row._asdict(), **values}), game)
         db.commit()
         return state

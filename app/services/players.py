@@ -8,7 +8,15 @@ from datetime import date, timedelta
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, Player, PlayerSettings, StatEvent, VariantStats, utcnow
+from app.db.models import (
+    GameRow,
+    Player,
+    PlayerSettings,
+    RaceEntry,
+    StatEvent,
+    VariantStats,
+    utcnow,
+)
 from app.db.session import begin_write
 from app.engine import VARIANTS
 
@@ -190,8 +198,9 @@ def delete_games(db: Session, player_id: str) -> int:
 
 
 def delete_results(db: Session, player_id: str) -> None:
-    """Delete every result of the player: statistics, result history and finished games
-    (won or abandoned). Unfinished current games stay, no longer counted."""
+    """Delete every result of the player: statistics, result history, finished games
+    (won or abandoned) and leaderboard entries. Unfinished current games stay, no longer
+    counted and out of their races."""
     begin_write(db)
     try:
         if not lock_player(db, player_id):
@@ -205,7 +214,13 @@ def delete_results(db: Session, player_id: str) -> None:
                 or_(GameRow.status != "playing", GameRow.abandoned_at.is_not(None)),
             )
         )
-        db.execute(update(GameRow).where(GameRow.player_id == player_id).values(counted=False))
+        # Leaderboard and live race entries go too; unfinished games leave their races.
+        db.execute(delete(RaceEntry).where(RaceEntry.player_id == player_id))
+        db.execute(
+            update(GameRow)
+            .where(GameRow.player_id == player_id)
+            .values(counted=False, race_id=None)
+        )
         db.commit()
     except BaseException:
         db.rollback()

@@ -27,6 +27,7 @@ from app.config import get_settings
 from app.db.session import SessionDep
 from app.engine import MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS, Move, PublicView
 from app.services import GameState, NotFound, ServiceError, VersionConflict
+from app.services.profiles import get_profile
 from app.services.replay import replay_game
 from app.web import charts
 from app.web.deps import CsrfToken, PlayerId, clear_identity
@@ -337,6 +338,9 @@ def play(
     ctx = _board_context(request, csrf_token, state, sel=sel, hints=hint_moves)
     if is_htmx(request):
         return render(request, "play.html", ctx, block="game")
+    from app.web.play_together import race_panel_for_game  # (it imports this module)
+
+    ctx["race"] = race_panel_for_game(db, player, state.id)  # live race of a shared deal
     return render(request, "play.html", ctx)
 
 
@@ -534,6 +538,7 @@ def stats(request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfTo
 
 DONE_MESSAGES = {
     "settings": "Your settings are saved.",
+    "profile": "Your name and leaderboard setting are saved.",
     "games": "Your saved games are deleted.",
     "results": "Your results and statistics are deleted.",
     "all": "Everything about you is deleted and your cookie is cleared. "
@@ -552,6 +557,7 @@ def privacy(
     ctx = _base_context(request, csrf_token, "privacy")
     ctx.update(
         prefs=services.get_settings(db, player),
+        profile=get_profile(db, player),  # display name and leaderboards (play_together)
         done=DONE_MESSAGES.get(done or ""),
         cookie_name=get_settings().cookie_name,
         cards_cookie=CARDS_COOKIE,

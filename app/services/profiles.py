@@ -1,0 +1,116 @@
+"""What other players see of a player: a display name (or "Player 4F2A"), and whether to appear.
+
+The default name is derived from the player id with a keyed hash (``SECRET_KEY``), so it
+tells nothing about the id. A chosen name is 1 to 24 characters from a small, safe set
+(letters, digits, space and ``- _ . '``); pages escape it like any other text anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.config import get_settings
+from app.db.models import PlayerProfile, utcnow
+from app.db.session import begin_write
+
+from ._common import ensure_player
+from .errors import InvalidRequest
+
+NAME_MAX = 24
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.'-]*")
+_DEFAULT_RE = re.compile(r"player\s+[0-9a-f]{4}", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    display_name: str | None  # None: the default name is shown
+    default_name: str
+    on_leaderboards: bool
+
+    @property
+    def shown_name(self) -> str:
+        return self.display_name or self.default_name
+
+
+def default_name(player_id: str) -> str:
+    """``"Player 4F2A"``: four hex digits of a keyed hash of the player id."""
+    key = get_settings().secret_key.encode()
+    digest = hmac.new(key, b"display-name|" + player_id.encode(), hashlib.sha256).hexdigest()
+    return f"Player {digest[:4].upper()}"
+
+
+def check_display_name(value: object) -> str | None:
+    """The cleaned name (``None`` for empty: back to the default); ``InvalidRequest`` if bad."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRequest("A display name is text.")
+    name = " ".join(value.split())
+    if not name:
+        return None
+    if len(name) > NAME_MAX:
+        raise InvalidRequest(f"A display name has at most {NAME_MAX} characters.")
+    if not _NAME_RE.fullmatch(name):
+        raise InvalidRequest(
+            "A display name starts with a letter or digit and holds only letters (A-Z), "
+            "digits, spaces and the characters - _ . '"
+        )
+    if _DEFAULT_RE.fullmatch(name):
+        raise InvalidRequest(
+            "Names like \u201cPlayer 4F2A\u201d are kept for players without a name: "
+            "choose another."
+        )
+    return name
+
+
+def get_profile(db: Session, player_id: str) -> Profile:
+    try:
+        row = db.get(PlayerProfile, player_id)
+        return Profile(
+            display_name=row.display_name if row else None,
+            default_name=default_name(player_id),
+            on_leaderboards=row.on_leaderboards if row else True,
+        )
+    finally:
+        db.rollback()
+
+
+def update_profile(
+    db: Session,
+    player_id: str,
+    *,
+    display_name: object = ...,
+    on_leaderboards: bool | None = None,
+) -> Profile:
+    """Set the display name (``None`` or blank: the default) and/or the leaderboard setting.
+
+    An argument left out keeps its value. A bad name changes nothing (``InvalidRequest``).
+    """
+    name = check_display_name(display_name) if display_name is not ... else ...
+    begin_write(db)
+    try:
+        ensure_player(db, player_id)
+        row = db.execute(
+            select(PlayerProfile).where(PlayerProfile.player_id == player_id)
+        ).scalar_one_or_none()
+        if row is None:
+            row = PlayerProfile(player_id=player_id, display_name=None, on_leaderboards=True)
+            db.add(row)
+        if name is not ...:
+            row.display_name = name
+        if on_leaderboards is not None:
+            row.on_leaderboards = bool(on_leaderboards)
+        row.updated_at = utcnow()
+        db.flush()
+        profile = Profile(row.display_name, default_name(player_id), row.on_leaderboards)
+        db.commit()
+        return profile
+    except BaseException:
+        db.rollback()
+        raise

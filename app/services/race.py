@@ -1,0 +1,285 @@
+"""Shared deals ("races"): the daily deal and challenges between friends.
+
+A race holds a deal that several players play, each in a game of their own. A ``RaceEntry``
+links a player's game to the race; the player's first game of a race is their ranked attempt,
+later ones (replays) are unranked.
+
+Progress (moves, suits completed, won or stuck: never a card) is reported by the action path
+(``app.services.games.act`` calls ``report_progress`` inside the action's transaction) and
+published to every worker: on PostgreSQL with ``pg_notify`` (delivered when the transaction
+commits), on SQLite as a row of ``race_events`` that each worker polls
+(``app/services/race_hub.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, text
+from sqlalchemy.orm import Session
+
+from app.db.models import GameRow, MoveLog, PlayerProfile, Race, RaceEntry, RaceEvent, utcnow
+from app.db.session import begin_write
+from app.engine import Action, DealError, EngineError, Game, parse_deal
+
+from ._common import ensure_player
+from .errors import NotFound
+from .games import _start, _state
+from .profiles import default_name
+from .ratelimit import consume as count_request
+from .types import GameState
+
+CHANNEL = "race_progress"
+_PRUNE_EVERY = 200  # SQLite: every so many events, drop those older than _KEEP_EVENTS
+_KEEP_EVENTS = 5000
+
+
+def new_race_id() -> str:
+    return secrets.token_hex(16)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """One player's progress in a race, as everyone may see it (no card, no player id)."""
+
+    entry: int
+    name: str
+    moves: int
+    suits: int
+    status: str  # playing | won | stuck | gave-up
+    ranked: bool
+    version: int  # the game's version: a report older than the one shown is ignored
+
+    def to_json(self, race_id: str) -> str:
+        return json.dumps(
+            {
+                "race": race_id,
+                "entry": self.entry,
+                "name": self.name,
+                "moves": self.moves,
+                "suits": self.suits,
+                "status": self.status,
+                "ranked": self.ranked,
+                "version": self.version,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Progress:
+        return cls(
+            entry=int(data["entry"]),
+            name=str(data["name"]),
+            moves=int(data["moves"]),
+            suits=int(data["suits"]),
+            status=str(data["status"]),
+            ranked=bool(data["ranked"]),
+            version=int(data["version"]),
+        )
+
+
+# -- the move log, replayed by the server ------------------------------------------------------
+
+
+def logged_actions(db: Session, game_id: str) -> list[Action]:
+    out: list[Action] = []
+    for r in db.execute(
+        select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
+    ).scalars():
+        if r.kind == "move":
+            if r.from_column is None or r.from_index is None or r.to_column is None:
+                raise ValueError("a logged move without its columns")
+            out.append(("move", r.from_column, r.from_index, r.to_column))
+        else:
+            out.append((r.kind,))
+    return out
+
+
+def replay_log(db: Session, game_id: str, variant: str, deal: str) -> Game | None:
+    """The game the move log of ``game_id`` gives from the deal, or None if it does not
+    replay (an illegal or unknown action): the server's own account of a result."""
+    try:
+        return Game.replay(variant, parse_deal(deal), logged_actions(db, game_id))
+    except (EngineError, DealError, ValueError, TypeError, KeyError):
+        return None
+
+
+# -- publishing progress -----------------------------------------------------------------------
+
+
+def publish(db: Session, race_id: str, progress: Progress) -> None:
+    """Send ``progress`` to every worker when the caller's transaction commits."""
+    payload = progress.to_json(race_id)
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(
+            text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload}
+        )
+        return
+    event = RaceEvent(race_id=race_id, payload=payload, created_at=utcnow())
+    db.add(event)
+    db.flush()
+    new_id = event.id
+    if isinstance(new_id, int) and new_id % _PRUNE_EVERY == 0:
+        db.execute(delete(RaceEvent).where(RaceEvent.id <= new_id - _KEEP_EVENTS))
+
+
+def shown_name(db: Session, player_id: str) -> tuple[str, bool]:
+    """(the name others see, whether the player appears to others at all)."""
+    profile = db.get(PlayerProfile, player_id)
+    if profile is None:
+        return default_name(player_id), True
+    return profile.display_name or default_name(player_id), profile.on_leaderboards
+
+
+def entry_status(entry_status: str, game: GameRow | None) -> str:
+    if game is None or game.abandoned_at is not None:
+        return "won" if entry_status == "won" else "gave-up"
+    return entry_status
+
+
+def report_progress(
+    db: Session,
+    *,
+    game_id: str,
+    variant: str,
+    deal: str,
+    created_at: datetime,
+    game: Game,
+    assisted: bool,
+    version: int,
+    now: datetime,
+) -> None:
+    """Record a race game's new position in its entries and publish it (the caller's
+    transaction: the action path). A win is checked by replaying the move log."""
+    entries = list(db.execute(select(RaceEntry).where(RaceEntry.game_id == game_id)).scalars())
+    if not entries:
+        return
+    won = game.won
+    verified: Game | None = None
+    if won:
+        verified = replay_log(db, game_id, variant, deal)
+    name, visible = shown_name(db, entries[0].player_id)
+    for entry in entries:
+        entry.moves = game.moves
+        entry.suits = len(game.completed)
+        entry.assisted = bool(assisted)
+        entry.status = "won" if won else ("stuck" if game.stuck else "playing")
+        entry.updated_at = now
+        if won:
+            entry.finished_at = now
+            entry.seconds = max(0, int((now - created_at).total_seconds()))
+            ok = verified is not None and verified.won
+            entry.verified = "ok" if ok else "forged"
+            entry.verified_moves = verified.moves if ok and verified else None
+            entry.verified_version = version
+        if visible:
+            publish(
+                db,
+                entry.race_id,
+                Progress(
+                    entry.id,
+                    name,
+                    entry.moves,
+                    entry.suits,
+                    entry.status,
+                    entry.ranked,
+                    version,
+                ),
+            )
+    db.flush()
+
+
+# -- joining a race ----------------------------------------------------------------------------
+
+
+def _running_game(db: Session, entries: list[RaceEntry]) -> GameRow | None:
+    for entry in reversed(entries):
+        if entry.game_id is None:
+            continue
+        g = db.get(GameRow, entry.game_id)
+        if g is not None and g.status == "playing" and g.abandoned_at is None:
+            return g
+    return None
+
+
+def play_race(
+    db: Session, player_id: str, race_id: str, *, again: bool = False
+) -> tuple[GameState, bool]:
+    """The player's game on the race's deal: their running one (``again`` False), else a new
+    one (ranked if it is their first of this race). Returns (game, whether it is new)."""
+    count_request(db, player_id, "games")
+    begin_write(db)
+    try:
+        settings = ensure_player(db, player_id)
+        race = db.get(Race, race_id)
+        if race is None:
+            raise NotFound("There is no such shared deal.")
+        entries = list(
+            db.execute(
+                select(RaceEntry)
+                .where(RaceEntry.race_id == race_id, RaceEntry.player_id == player_id)
+                .order_by(RaceEntry.id)
+            ).scalars()
+        )
+        running = None if again else _running_game(db, entries)
+        if running is not None:
+            state = _state(running)
+            db.commit()
+            return state, False
+        number = race.deal_number if race.kind == "challenge" else None
+        row, game = _start(db, player_id, settings, race.variant, number, race.deal, None)
+        row.race_id = race.id
+        entry = RaceEntry(
+            race_id=race.id,
+            player_id=player_id,
+            game_id=row.id,
+            ranked=not entries,
+            status="playing",
+            moves=0,
+            suits=0,
+            assisted=False,
+            started_at=row.created_at,
+            updated_at=row.created_at,
+        )
+        db.add(entry)
+        db.flush()
+        name, visible = shown_name(db, player_id)
+        if visible:
+            publish(
+                db, race.id, Progress(entry.id, name, 0, 0, "playing", entry.ranked, row.version)
+            )
+        state = _state(row, game)
+        db.commit()
+        return state, True
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def standings(db: Session, race_id: str) -> list[Progress]:
+    """Everyone's progress in the race (visible players only), first entry first."""
+    try:
+        rows = db.execute(
+            select(RaceEntry, GameRow, PlayerProfile)
+            .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
+            .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
+            .where(RaceEntry.race_id == race_id)
+            .order_by(RaceEntry.id)
+        ).all()
+        out: list[Progress] = []
+        for entry, game, profile in rows:
+            if profile is not None and not profile.on_leaderboards:
+                continue
+            name = (profile.display_name if profile else None) or default_name(entry.player_id)
+            status = entry_status(entry.status, game)
+            version = game.version if game is not None else 0
+            out.append(
+                Progress(entry.id, name, entry.moves, entry.suits, status, entry.ranked, version)
+            )
+        return out
+    finally:
+        db.rollback()

@@ -1,0 +1,199 @@
+"""Live race progress for the event streams of one worker process, from every worker.
+
+Each worker process has one ``RaceHub``. Event streams subscribe to the races they show and
+get ``Progress`` reports in an ``asyncio.Queue``; an idle stream holds no database connection.
+The hub brings in the reports made by any worker:
+
+- PostgreSQL: one shared ``LISTEN race_progress`` connection per worker (psycopg 3, async),
+  opened on the first subscription; ``pg_notify`` in the action's transaction delivers a
+  report when that transaction commits. The connection is re-opened after a failure.
+- SQLite: one polling task per worker reads the new rows of ``race_events`` every
+  ``RACE_POLL_SECONDS`` (one short query for all of the worker's streams, the connection
+  checked out only for it); it stops when the worker's last stream ends.
+
+On SIGINT/SIGTERM the hub ends its streams, so a graceful server shutdown is not held up by
+browsers that keep a race page open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import threading
+from typing import Any
+
+import psycopg
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+
+from app.config import get_settings
+from app.db.models import RaceEvent
+from app.db.session import get_sessionmaker
+
+from .race import CHANNEL, Progress
+
+log = logging.getLogger(__name__)
+QUEUE_SIZE = 256
+
+
+class Subscription:
+    """A stream's mailbox: progress reports of one race, newest kept if it overflows."""
+
+    def __init__(self, race_id: str) -> None:
+        self.race_id = race_id
+        self.queue: asyncio.Queue[Progress | None] = asyncio.Queue(QUEUE_SIZE)
+
+    def put(self, item: Progress | None) -> None:
+        if self.queue.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.queue.get_nowait()
+        self.queue.put_nowait(item)
+
+
+class RaceHub:
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscription]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Event | None = None
+        self.closing: asyncio.Event | None = None
+        self.listen_connections = 0  # open LISTEN connections of this process (0 or 1)
+
+    # -- subscriptions ---------------------------------------------------------------------
+
+    async def subscribe(self, race_id: str) -> Subscription:
+        """Subscribe to ``race_id``; returns once reports made from now on will arrive."""
+        self._ensure_running()
+        sub = Subscription(race_id)
+        self._subs.setdefault(race_id, set()).add(sub)
+        assert self._ready is not None
+        await asyncio.wait_for(self._ready.wait(), timeout=10)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.race_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.race_id]
+
+    @property
+    def subscribers(self) -> int:
+        return sum(len(s) for s in self._subs.values())
+
+    def dispatch(self, race_id: str, progress: Progress) -> None:
+        for sub in list(self._subs.get(race_id, ())):
+            sub.put(progress)
+
+    def _dispatch_payload(self, payload: str) -> None:
+        try:
+            data: dict[str, Any] = json.loads(payload)
+            self.dispatch(str(data["race"]), Progress.from_dict(data))
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignored a malformed race progress report")
+
+    # -- the background task -----------------------------------------------------------------
+
+    def _ensure_running(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # first use, or a new event loop (tests)
+            self._subs = {}
+            self._loop = loop
+            self._task = None
+            self._ready = asyncio.Event()
+            self.closing = asyncio.Event()
+            self._chain_signals(loop)
+        if self._task is None or self._task.done():
+            assert self._ready is not None
+            self._ready.clear()
+            url = get_settings().database_url
+            runner = self._listen(url) if url.startswith("postgresql") else self._poll()
+            self._task = loop.create_task(runner, name="race-hub")
+
+    def _chain_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous = signal.getsignal(sig)
+
+            def handler(
+                signum: int, frame: Any, previous: Any = previous
+            ) -> None:  # pragma: no cover - exercised by server shutdowns
+                if self.closing is not None:
+                    loop.call_soon_threadsafe(self.closing.set)
+                if callable(previous):
+                    previous(signum, frame)
+                elif previous == signal.default_int_handler:
+                    raise KeyboardInterrupt
+
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(sig, handler)
+
+    async def _listen(self, url: str) -> None:
+        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        delay = 0.2
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+            except psycopg.Error as exc:
+                log.warning("race hub: cannot connect to listen (%s); retrying", exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            self.listen_connections += 1
+            try:
+                await conn.execute(f"LISTEN {CHANNEL}")
+                assert self._ready is not None
+                self._ready.set()
+                delay = 0.2
+                async for note in conn.notifies():
+                    self._dispatch_payload(note.payload)
+            except psycopg.Error as exc:
+                log.warning("race hub: listen connection lost (%s); reconnecting", exc)
+            finally:
+                self.listen_connections -= 1
+                with contextlib.suppress(Exception):
+                    await conn.close()
+
+    async def _poll(self) -> None:
+        interval = get_settings().race_poll_seconds
+        last = await asyncio.to_thread(_max_event_id)
+        assert self._ready is not None
+        self._ready.set()
+        while True:
+            await asyncio.sleep(interval)
+            if not self._subs:  # nobody left to tell: stop (the next subscriber restarts it)
+                self._ready.clear()
+                return
+            try:
+                rows = await asyncio.to_thread(_events_since, last)
+            except Exception as exc:  # noqa: BLE001 - a busy or failing database: try again
+                log.warning("race hub: polling failed (%s)", exc)
+                continue
+            for event_id, race_id, payload in rows:
+                last = max(last, event_id)
+                if race_id in self._subs:
+                    self._dispatch_payload(payload)
+
+
+def _max_event_id() -> int:
+    with get_sessionmaker()() as db:
+        return int(db.execute(select(func.coalesce(func.max(RaceEvent.id), 0))).scalar_one())
+
+
+def _events_since(last: int) -> list[tuple[int, str, str]]:
+    """Every race's events after ``last`` (all of them, so ``last`` never skips one)."""
+    with get_sessionmaker()() as db:
+        rows = db.execute(
+            select(RaceEvent.id, RaceEvent.race_id, RaceEvent.payload)
+            .where(RaceEvent.id > last)
+            .order_by(RaceEvent.id)
+            .limit(2000)
+        ).all()
+        return [(int(i), str(r), str(p)) for i, r, p in rows]
+
+
+hub = RaceHub()
