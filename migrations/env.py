@@ -6,11 +6,13 @@ URL in ``config.attributes["database_url"]``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import context
 from sqlalchemy import Connection
 
 from app.config import get_settings
-from app.db.models import Base
+from app.db.models import Base, UTCDateTime
 from app.db.session import make_engine
 
 config = context.config
@@ -22,12 +24,20 @@ def _url() -> str:
     return str(url) if url else get_settings().database_url
 
 
+def _render_item(type_: str, obj: Any, autogen_context: Any) -> str | bool:
+    """Autogenerate writes our UTC timestamp type as the plain SQLAlchemy type it stores."""
+    if type_ == "type" and isinstance(obj, UTCDateTime):
+        return "sa.DateTime(timezone=True)"
+    return False
+
+
 def _configure(connection: Connection | None = None, url: str | None = None) -> None:
     context.configure(
         connection=connection,
         url=url,
         target_metadata=target_metadata,
         render_as_batch=True,
+        render_item=_render_item,
         compare_type=True,
         compare_server_default=True,
         literal_binds=connection is None,
