@@ -190,7 +190,8 @@ def comparison(
     db: Session, token: str, viewer: str | None, now: datetime | None = None
 ) -> list[Side]:
     """Every player's game on the challenge side by side (players who stay off leaderboards
-    appear only to themselves). The challenger's game comes first, then in joining order."""
+    appear only to themselves). The challenger's game comes first, then in joining order.
+    Call ``leaderboard`` first: it makes the replay checks a win is shown with."""
     now = now or utcnow()
     try:
         race = _find(db, token)
@@ -214,8 +215,10 @@ def comparison(
             else:
                 seconds = entry.seconds or 0
             status = entry_status(entry.status, game)
-            if status == "won" and entry.verified == "forged":
-                status = "rejected"
+            if game is not None and game.status == "won":
+                # a win counts once the server's replay of the log confirmed it
+                checked = entry.verified == "ok" and entry.verified_version == game.version
+                status = "won" if checked else "rejected"
             sides.append(
                 Side(
                     name=name,

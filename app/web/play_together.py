@@ -392,6 +392,7 @@ def challenge_page(
 ) -> Response:
     try:
         challenge = challenge_service.get_challenge(db, token, player)
+        board = leaderboard(db, challenge.race_id, player)  # (checks wins: before the sides)
         sides = challenge_service.comparison(db, token, player)
     except NotFound:
         return _no_challenge(request, csrf_token)
@@ -406,7 +407,7 @@ def challenge_page(
         joined=any(s.you for s in sides),
         variant_title=get_variant(challenge.variant).title,
         panel=_panel(db, race, player),
-        board=leaderboard(db, challenge.race_id, player),
+        board=board,
         share_url=f"{str(request.base_url).rstrip('/')}/challenge/{challenge.token}",
         format_seconds=format_seconds,
         static_css=static_url("css/together.css"),
@@ -706,6 +707,7 @@ def api_challenge_create(
 )
 def api_challenge(request: Request, token: Token, db: SessionDep, player: PlayerId) -> Any:
     c = challenge_service.get_challenge(db, token, player)
+    board = leaderboard(db, c.race_id, player)  # (checks wins: before the sides)
     sides = challenge_service.comparison(db, token, player)
     return ComparisonOut(
         token=c.token,
@@ -727,7 +729,7 @@ def api_challenge(request: Request, token: Token, db: SessionDep, player: Player
             )
             for s in sides
         ],
-        leaderboard=_board_out(leaderboard(db, c.race_id, player)),
+        leaderboard=_board_out(board),
     )
 
 
