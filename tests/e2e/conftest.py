@@ -44,8 +44,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-pytestmark = pytest.mark.e2e
-
 
 def _free_port() -> int:
     with socket.socket() as s:

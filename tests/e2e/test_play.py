@@ -108,6 +108,10 @@ def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
     expect(page.locator("#step")).to_have_text(re.compile(r"^[2-9] / 17$"), timeout=5000)
     shot(page, "replay-1280x800")
     page.click("#pause")
+    expect(page.locator("#play")).to_be_visible()
+    step = page.locator("#step").text_content()
+    page.wait_for_timeout(1000)  # paused: it no longer moves on
+    expect(page.locator("#step")).to_have_text(step or "")
     # Statistics counted the start and the win.
     page.goto(server.base_url + "/stats")
     assert int(stat(page, "won")) >= 1
