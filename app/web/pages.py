@@ -66,7 +66,7 @@ def static_url(path: str) -> str:
 def _favicon_data_url() -> str:
     """The site icon inline (a data: URL): one request fewer, and none to abort mid-load."""
     svg = (STATIC_DIR / "favicon.svg").read_text().strip()
-    return "data:image/svg+xml," + quote(svg, safe=" =:/'\"")
+    return "data:image/svg+xml," + quote(svg, safe=" =:/'\"<>.")
 
 
 templates.env.globals.update(
