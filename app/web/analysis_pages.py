@@ -26,7 +26,8 @@ from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
 from app.engine import VARIANTS, Move
-from app.engine.solver import load_odds, random_winnable_deal, winnable_deals
+from app.engine.solver import random_winnable_deal, winnable_deals
+from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverHint, analyse_game
 from app.web import pages
@@ -51,43 +52,10 @@ def winnable_catalog(variant: str) -> int:
         return 0
 
 
-def _pct(value: Any, digits: int = 2) -> str:
-    return f"{100.0 * float(value):.{digits}f}%"
-
-
 def solver_odds() -> list[dict[str, str]]:
     """The published odds, one row of display text per variant (whatever ``odds.json`` holds
-    now; entries it cannot read are left out)."""
-    rows: list[dict[str, str]] = []
-    try:
-        entries = load_odds()
-    except (OSError, ValueError):
-        log.exception("the odds file could not be read")
-        return rows
-    for e in entries:
-        try:
-            name = str(e["variant"])
-            deals = int(e["deals"])
-            if deals <= 0:
-                continue
-            half = (float(e["ci_high"]) - float(e["ci_low"])) / 2
-            rows.append(
-                {
-                    "variant": name,
-                    "title": VARIANTS[name].title if name in VARIANTS else name,
-                    "deals": f"{deals:,}",
-                    "range": f"{int(e['first_deal']):,} to {int(e['last_deal']):,}",
-                    "win": _pct(e["win_share"]),
-                    "ci": f"{_pct(e['ci_low'])} to {_pct(e['ci_high'])}",
-                    "half": f"{100.0 * half:.2f}",
-                    "undecided": _pct(e["unknown_share"], 3),
-                    "undecided_n": f"{int(e['unknown']):,}",
-                    "budget": f"{float(e['budget_seconds']):g}",
-                }
-            )
-        except (KeyError, TypeError, ValueError):
-            log.warning("skipping an unreadable odds entry: %r", e)
-    return rows
+    now, read at every request)."""
+    return odds_rows()
 
 
 pages.templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odds=solver_odds)
