@@ -1,0 +1,64 @@
+"""The solver in a real browser: "Is this still winnable?", "Solver hint" (htmx and without
+JavaScript) and "New winnable deal"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.engine.solver import winnable_deals
+from tests.e2e.conftest import Problems, Server, shot, watch
+from tests.e2e.test_play import start
+from tests.web.short_deals import WIN_DEAL
+
+pytestmark = pytest.mark.e2e
+
+
+def test_is_it_winnable_and_the_solver_hint(page: Page, server: Server) -> None:
+    start(page, server, WIN_DEAL)
+    page.click("#winnable-btn")
+    message = page.locator("#message")
+    expect(message).to_contain_text("Still winnable")
+    expect(message).to_contain_text("marked as assisted")
+    page.click("#solver-hint-btn")
+    expect(message).to_contain_text("Solver hint: ")
+    expect(message).to_contain_text("This keeps the game winnable.")
+    # One move (a card and a column) or the deal is highlighted, like a normal hint.
+    cards = page.locator("#board .card.hint-src").count()
+    columns = page.locator("#board .col.hint-dst").count()
+    deal = page.locator("#deal-btn.hint-src").count()
+    assert (cards, columns, deal) in ((1, 1, 0), (0, 0, 1)), (cards, columns, deal)
+    shot(page, "solver-hint-1280x800")
+
+
+def test_new_winnable_deal_from_the_home_page(page: Page, server: Server) -> None:
+    catalogued = set(winnable_deals("scorpion"))
+    assert catalogued, "the shipped catalog of winnable Scorpion deals is empty"
+    page.goto(server.base_url + "/")
+    expect(page.locator("#v-scorpion").locator("xpath=..")).to_contain_text(
+        "proved winnable by our solver"
+    )
+    page.click("#winnable-scorpion")
+    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    number = (page.locator("#share-link").text_content() or "").strip().lstrip("#")
+    assert int(number) in catalogued
+
+
+def test_solver_buttons_without_javascript(browser: Browser, server: Server) -> None:
+    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+    problems = Problems()
+    page = ctx.new_page()
+    watch(page, problems)
+    try:
+        start(page, server, WIN_DEAL)
+        page.click("#winnable-btn")
+        page.wait_for_url(re.compile(r"/solver\?r="))
+        expect(page.locator("#message")).to_contain_text("Still winnable")
+        page.click("#solver-hint-btn")
+        page.wait_for_url(re.compile(r"/solver\?r="))
+        expect(page.locator("#message")).to_contain_text("Solver hint: ")
+    finally:
+        ctx.close()
+    problems.check()
