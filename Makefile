@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: run test lint bench bench-load bench-solver venv
+.PHONY: run test lint bench bench-load bench-solver bench-sse venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,3 +46,9 @@ bench-load: $(PY)
 # 10 s per deal, one core; decided shares, median/p90/p99 times, peak memory.
 bench-solver: $(PY)
 	$(PY) scripts/bench_solver.py --count $(or $(COUNT),5000)
+
+# Live races: 200 event streams held open on loopback (2 workers; PostgreSQL if reachable,
+# else SQLite): memory per stream and delivery latency. SQLITE=1 forces SQLite.
+bench-sse: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.bench_sse --streams $(or $(STREAMS),200) $(if $(SQLITE),--sqlite,)
