@@ -203,33 +203,48 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
     }
 
 
+def run(
+    *,
+    streams: int = 200,
+    moves: int = 10,
+    workers: int = 2,
+    sqlite: bool = False,
+    timeout: float = 240,
+) -> dict[str, object]:
+    """One bounded run (fresh database and server, dropped and stopped afterwards)."""
+    with ExitStack() as stack:
+        url = ""
+        if not sqlite:
+            try:
+                url = stack.enter_context(postgres_database(prefix="scorpion_bench_sse"))
+            except psycopg.Error:
+                url = ""
+        if not url:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            url = sqlite_database(tmp)
+        migrate(url)
+        log = Path(tempfile.gettempdir()) / f"bench_sse_uvicorn_{os.getpid()}.log"
+        server = LiveServer(url, workers=workers, env={"RATE_LIMITS": "off"}, log_path=log)
+        server.start()
+        stack.callback(server.stop)
+        return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves), timeout))
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--streams", type=int, default=200)
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sqlite", action="store_true", help="SQLite (polling) even if PG is up")
     ap.add_argument("--timeout", type=float, default=240)
     args = ap.parse_args(argv)
-    with ExitStack() as stack:
-        url: str
-        use_pg = not args.sqlite
-        if use_pg:
-            try:
-                url = stack.enter_context(postgres_database(prefix="scorpion_bench_sse"))
-            except psycopg.Error:
-                use_pg = False
-        if not use_pg:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            url = sqlite_database(tmp)
-        migrate(url)
-        log = Path(tempfile.gettempdir()) / "bench_sse_uvicorn.log"
-        server = LiveServer(url, workers=args.workers, env={"RATE_LIMITS": "off"}, log_path=log)
-        server.start()
-        stack.callback(server.stop)
-        result = asyncio.run(
-            asyncio.wait_for(bench(url, server, args.streams, args.moves), args.timeout)
-        )
+    result = run(
+        streams=args.streams,
+        moves=args.moves,
+        workers=args.workers,
+        sqlite=args.sqlite,
+        timeout=args.timeout,
+    )
     print(json.dumps(result, indent=2))
     return 0 if result["reports_missing"] == 0 else 1
 
