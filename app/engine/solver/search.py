@@ -521,23 +521,43 @@ class _Search:
     # -- the search ---------------------------------------------------------------------
 
     def dfs(self) -> bool:
+        """Search from the current position (its key already in ``seen``); True on a win,
+        with the winning steps in ``path``."""
         self.nodes += 1
-        if self.done == 4:
-            return True
         if not self.nodes & 1023 and (
             self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
         ):
             raise _OutOfBudget
-        key = bytes(self.under).translate(_KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL)
         seen = self.seen
-        if key in seen:
-            return False
-        seen.add(key)
+        under = self.under
         path = self.path
         prune = self.prune
+        cols = self.cols
+        table = _KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL
         for a, i, b in self.gen_moves():
-            base = len(self.cols[b])
-            rec = self.make_move(a, i, b)
+            src = cols[a]
+            dst = cols[b]
+            base = len(dst)
+            if src[-1] % 13 and not (i and src[i - 1] % 13 == 0):
+                # No run can be removed: the child's key is known without making the move.
+                k = bytearray(under)
+                k[src[i]] = dst[-1] if dst else _BASE + b
+                if i and i == self.hidden[a]:
+                    k[src[i - 1]] -= _FACE_DOWN
+                key = bytes(k).translate(table)
+                if key in seen:
+                    continue
+                rec = self.make_move(a, i, b)
+            else:
+                rec = self.make_move(a, i, b)
+                if self.done == 4:
+                    path.append(("move", a, i, b))
+                    return True
+                key = bytes(under).translate(table)
+                if key in seen:
+                    self.unmake_move(rec)
+                    continue
+            seen.add(key)  # a position proved lost is remembered as explored, too
             if prune and self.needs_check(b, base):
                 self.dead_checks += 1
                 if self.is_dead():
@@ -551,16 +571,22 @@ class _Search:
             self.unmake_move(rec)
         if self.stock:
             rec2 = self.make_deal()
-            dead = False
-            if prune:
-                self.dead_checks += 1
-                dead = self.is_dead()
-                self.dead_cuts += dead
-            if not dead:
+            if self.done == 4:
                 path.append(("deal",))
-                if self.dfs():
-                    return True
-                path.pop()
+                return True
+            key = bytes(under).translate(_KEY_AFTER_DEAL)
+            if key not in seen:
+                seen.add(key)
+                dead = False
+                if prune:
+                    self.dead_checks += 1
+                    dead = self.is_dead()
+                    self.dead_cuts += dead
+                if not dead:
+                    path.append(("deal",))
+                    if self.dfs():
+                        return True
+                    path.pop()
             self.unmake_deal(rec2)
         return False
 
@@ -716,6 +742,7 @@ def solve(
         reason = s.dead_reason()
         if reason:
             return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
+    s.seen.add(s.key())
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))  # a path holds one frame per step
     try:
