@@ -8,6 +8,10 @@ sends back only the verdict and, for a win, the first action of the verified win
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 import time
 
 from app.engine import Action, Game
@@ -33,6 +37,21 @@ def analyse_snapshot(snapshot: str, deadline: float) -> WorkerAnswer:
     result = analyse(game, budget_seconds=remaining)
     first = result.first_action if result.verdict == "win" else None
     return (result.verdict, first, result.seconds)
+
+
+def watch_parent() -> None:
+    """Pool initializer: end this solver process as soon as its web worker process ends, even
+    when that process was killed and could not shut its pool down (no orphans are left)."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def wait_then_exit() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(0)
+
+    threading.Thread(target=wait_then_exit, name="watch-parent", daemon=True).start()
 
 
 def warm_up() -> bool:

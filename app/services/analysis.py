@@ -40,7 +40,7 @@ from app import solver_worker
 from app.config import get_settings
 from app.db.models import GameRow
 from app.db.session import begin_write
-from app.engine import Move
+from app.engine import Action, Move
 
 from .errors import ActionRefused, NotFound, VersionConflict
 from .games import _state
@@ -102,7 +102,9 @@ def _get_pool() -> tuple[ProcessPoolExecutor, int]:
             # "spawn": a fresh interpreter that imports only the engine and the solver (a fork
             # of a threaded web server could inherit held locks and open connections).
             _pool = ProcessPoolExecutor(
-                max_workers=size, mp_context=multiprocessing.get_context("spawn")
+                max_workers=size,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=solver_worker.watch_parent,
             )
             _pool_pid = os.getpid()
             _pool_size = size
@@ -131,13 +133,12 @@ def _unknown(started: float) -> SolverAnswer:
     return SolverAnswer("unknown", None, time.monotonic() - started)
 
 
-def _as_hint(action: tuple[object, ...] | None) -> SolverHint | None:
+def _as_hint(action: Action | None) -> SolverHint | None:
     if action is None:
         return None
     if action[0] == "deal":
         return "deal"
-    _, a, i, b = action
-    return Move(int(str(a)), int(str(i)), int(str(b)))
+    return Move(int(action[1]), int(action[2]), int(action[3]))
 
 
 async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> SolverAnswer:
