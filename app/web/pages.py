@@ -385,7 +385,13 @@ def _after_action(
         return see_other(f"/games/{state.id}")
     notice = describe_change(before, state.view, action, move)
     ctx = _board_context(request, csrf_token, state, notice=notice)
-    return render(request, "play.html", ctx, block="game")
+    # Only what changed: the status and tools, the message, and the columns that differ.
+    ctx["changed"] = {
+        c
+        for c, (old, new) in enumerate(zip(before.columns, state.view.columns, strict=True))
+        if old != new
+    }
+    return render(request, "play.html", ctx, block="update")
 
 
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)

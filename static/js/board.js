@@ -256,7 +256,7 @@
     else if (k === "h") clickIfEnabled("hint-btn");
     else if (k === "d") clickIfEnabled("deal-btn");
     else if (k === "n") {
-      const g = $("#game");
+      const g = $("#game-head");
       const playing = g && g.dataset.status === "playing" && +($("#moves") || {}).textContent > 0;
       if (playing && Date.now() - newPending > 4000) {
         newPending = Date.now();
@@ -283,6 +283,11 @@
     }
     startClock();
     showCopy();
+  });
+
+  // A new action makes the last hint's highlights stale (the answer re-draws only what changed).
+  document.addEventListener("htmx:before:request", () => {
+    $$(".hint-src, .hint-dst").forEach((e) => e.classList.remove("hint-src", "hint-dst"));
   });
 
   document.addEventListener("htmx:error", (ev) => {

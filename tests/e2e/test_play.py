@@ -23,7 +23,7 @@ def start(page: Page, server: Server, deal: str, variant: str = "scorpion") -> N
     page.select_option("#variant-s", variant)
     page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    expect(page.locator("#game")).to_have_attribute("data-version", "1")
+    expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
 
 
 def tap(page: Page, selector: str) -> None:
@@ -32,11 +32,11 @@ def tap(page: Page, selector: str) -> None:
 
 
 def version(page: Page) -> int:
-    return int(page.locator("#game").get_attribute("data-version") or "0")
+    return int(page.locator("#game-head").get_attribute("data-version") or "0")
 
 
 def wait_version(page: Page, v: int) -> None:
-    expect(page.locator("#game")).to_have_attribute("data-version", str(v))
+    expect(page.locator("#game-head")).to_have_attribute("data-version", str(v))
 
 
 def cards_in(page: Page, col: int) -> int:

@@ -85,14 +85,19 @@ def hidden_cards(game: Game) -> list[int]:
     return down + list(game.stock)
 
 
-def assert_no_hidden_card(html: str, game: Game) -> None:
+def assert_no_hidden_card(html: str, game: Game, *, whole_board: bool = True) -> None:
     """No face-down or stock card, by code or by name, anywhere in ``html``; and the cards
-    drawn face up are exactly the face-up cards of the position."""
+    drawn face up are exactly the face-up cards of the position (or some of them, for an
+    answer that re-draws only some columns)."""
     for c in hidden_cards(game):
         assert not re.search(rf"\b{code(c)}\b", html), f"hidden card {code(c)} in the page"
         assert name(c) not in html, f"hidden card {name(c)} in the page"
     visible = [c for col in game.public_view().columns for c in col if c]
-    assert sorted(shown_cards(html)) == sorted(visible)
+    drawn = shown_cards(html)
+    if whole_board:
+        assert sorted(drawn) == sorted(visible)
+    else:
+        assert set(drawn) <= set(visible) and len(drawn) == len(set(drawn))
 
 
 @pytest.fixture()
@@ -237,22 +242,40 @@ def test_stale_version_is_409_with_the_current_position(browser: Browser) -> Non
 # -- htmx: only the changed blocks ----------------------------------------------------------------
 
 
-def test_htmx_actions_get_only_the_game_block(browser: Browser) -> None:
+def partial_targets(body: str) -> list[str]:
+    return re.findall(r'<hx-partial hx-target="([^"]+)"', body)
+
+
+def test_htmx_actions_get_only_what_changed(browser: Browser) -> None:
     gid = browser.new_game(deal=WIN_DEAL)
     game = Game.new("scorpion", parse_deal(WIN_DEAL))
+    expected_columns = [["#col-0", "#col-1", "#col-2"], ["#col-0", "#col-4"], ["#col-0", "#col-4"]]
     for k, action in enumerate(WIN_LINE[:3], start=1):
         r = browser.act(gid, action, version=k, headers=HTMX)
         assert r.status_code == 200
         assert r.headers["vary"] == "HX-Request"
         body = r.text.strip()
-        assert body.startswith('<div id="game"') and body.endswith("</div>")
-        assert "<html" not in body and "<header" not in body and "<head" not in body
-        assert "hx-swap-oob" not in body
+        assert "<html" not in body and "<header" not in body and "<head>" not in body
+        assert 'id="game"' not in body and "hx-swap-oob" not in body
+        targets = partial_targets(body)
+        columns = [t for t in targets if t.startswith("#col-")]
+        assert columns == expected_columns[k - 1]
+        assert [t for t in targets if not t.startswith("#col-")] == [
+            "#game-head",
+            "#message",
+            "#board-fields",
+            "#ending",
+        ]
+        # Nothing outside the partials (an empty main swap).
+        assert re.sub(r"<hx-partial.*?</hx-partial>", "", body, flags=re.S).strip() == ""
+        assert f'data-version="{k + 1}"' in body
         game.apply(action)
-        assert_no_hidden_card(body, game)
+        assert_no_hidden_card(body, game, whole_board=False)
     assert "Moved the ace of spades from column 1 to column 5." in body
     assert "The spades are complete and removed." in body
     assert "Turned up the five of clubs in column 1." in body
+    # The whole page afterwards agrees with the engine.
+    assert_no_hidden_card(browser.get(f"/games/{gid}").text, game)
 
 
 def test_htmx_refusal_is_the_message_alone(browser: Browser) -> None:
