@@ -14,7 +14,6 @@ deals a variant has) and ``solver_odds()`` (rows of the published odds, ``load_o
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
@@ -33,8 +32,6 @@ from app.services.analysis import AnalysisResult, SolverHint, analyse_game
 from app.web import pages
 from app.web.deps import CsrfToken, PlayerId
 from app.web.view import describe_move
-
-log = logging.getLogger("app.analysis")
 
 router = APIRouter(include_in_schema=False)
 
@@ -115,7 +112,7 @@ def _hint_from_code(value: Any) -> SolverHint | None:
     return None
 
 
-def _answer_text(kind: str, verdict: str, seconds: float, hint_text: str | None) -> str:
+def _answer_text(kind: str, verdict: str, hint_text: str | None) -> str:
     budget = get_settings().analysis_budget_seconds
     if kind == "hint":
         if verdict == "win" and hint_text:
@@ -131,7 +128,7 @@ def _answer_text(kind: str, verdict: str, seconds: float, hint_text: str | None)
                 "this game can still be won."
             )
     elif verdict == "win":
-        text = f"Still winnable: the solver found a way to win from here ({seconds:.2f} s)."
+        text = "Still winnable: the solver found a way to win from here."
     elif verdict == "loss":
         text = "No longer winnable: no sequence of moves wins from here."
     else:
@@ -148,7 +145,6 @@ def _answer_page(
     state: services.GameState,
     kind: str,
     verdict: str,
-    seconds: float,
     hint: SolverHint | None,
     *,
     fragment: bool,
@@ -164,7 +160,7 @@ def _answer_page(
         csrf_token,
         state,
         hints=[move] if move is not None else None,
-        notice=_answer_text(kind, verdict, seconds, hint_text),
+        notice=_answer_text(kind, verdict, hint_text),
     )
     b = ctx["b"]
     b.hints = None  # the highlight stays; the message line holds the solver's answer
@@ -218,7 +214,6 @@ async def _ask(
             result.state,
             kind,
             result.verdict,
-            result.seconds,
             result.hint,
             fragment=True,
         )
@@ -228,7 +223,6 @@ async def _ask(
             "v": result.version,
             "k": kind,
             "r": result.verdict,
-            "s": result.seconds,
             "h": _hint_code(result.hint),
         }
     )
@@ -289,14 +283,12 @@ def solver_answer(
         or state.status != "playing"
     ):
         return pages.see_other(f"/games/{game_id}")
-    seconds = data.get("s")
     return _answer_page(
         request,
         csrf_token,
         state,
         str(data["k"]),
         str(data["r"]),
-        float(seconds) if isinstance(seconds, int | float) else 0.0,
         _hint_from_code(data.get("h")),
         fragment=False,
     )
