@@ -99,6 +99,7 @@ def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
     # The celebration does not block the page: the navigation is still usable.
     expect(win.get_by_role("button", name="New game")).to_be_visible()
     expect(win.get_by_role("button", name="Play this deal again")).to_be_visible()
+    page.wait_for_timeout(600)  # let the panel finish rising
     shot(page, "win-1280x800")
     # The finished game can be watched as a replay, stepping on by itself.
     win.get_by_role("link", name="Watch the replay").click()
@@ -353,6 +354,10 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
         page.goto(server.base_url + "/")
         start(page, server, WIN_DEAL)
         shot(page, f"play-dark-{size}")
+        play_line(page, WIN_LINE)
+        expect(page.locator("#win")).to_be_in_viewport()
+        page.wait_for_timeout(600)
+        shot(page, f"win-dark-{size}")
     finally:
         ctx.close()
     problems.check()
