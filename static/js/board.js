@@ -268,7 +268,9 @@
   });
 
   // ---------------------------------------------------------------- after each swap
-  document.addEventListener("htmx:after:swap", () => {
+  document.addEventListener("htmx:after:swap", (ev) => {
+    // A live race update (server-sent events, outside the game) must not drop a picked card.
+    if (ev.target && ev.target.closest && ev.target.closest("#race")) return;
     clearSel();
     const b = board();
     if (b) { const t = b.querySelector("input[data-to]"); if (t) t.remove(); }
