@@ -172,7 +172,7 @@
     d.ghost.remove();
     d.card.classList.remove("dragging");
     if (d.over) d.over.classList.remove("drag-over");
-    const target = cancel ? null : columnAt(ev.clientX, ev.clientY);
+    const target = cancel || !ev ? null : columnAt(ev.clientX, ev.clientY);
     if (target && +target.dataset.col !== sel.col) drop(+target.dataset.col);
     else { clearSel(); say("Put back."); }
   }
@@ -243,6 +243,7 @@
       if (sel) focusAfter = +t.closest(".col").dataset.col;
       return;
     }
+    if (key === "Escape" && drag && drag.on) { endDrag(null, true); return; }
     if (key === "Escape" && sel) { clearSel(); say("Put back."); return; }
 
     if (ev.altKey || ev.metaKey) return;
