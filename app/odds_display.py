@@ -47,6 +47,7 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
             if deals <= 0:
                 continue
             half = (float(e["ci_high"]) - float(e["ci_low"])) / 2
+            retry = float(e.get("retry_seconds") or 0.0)
             rows.append(
                 {
                     "variant": name,
@@ -58,7 +59,8 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
                     "half": f"{100.0 * half:.2f}",
                     "undecided": _pct(e["unknown_share"], 3),
                     "undecided_n": f"{int(e['unknown']):,}",
-                    "budget": f"{float(e['budget_seconds']):g}",
+                    # Undecided deals had the longer retry budget, when there was one.
+                    "budget": f"{max(float(e['budget_seconds']), retry):g}",
                 }
             )
         except (KeyError, TypeError, ValueError):

@@ -38,6 +38,8 @@ def test_the_block_is_a_table_of_whatever_the_entries_hold() -> None:
         "(±0.25 points) | 0.007% (7 not settled within 10 s) |"
     ) in block
     assert "Wasp" not in block  # an unreadable entry is left out, not guessed
+    retried = readme_block(odds_rows([{**ENTRY, "budget_seconds": 1.0, "retry_seconds": 30.0}]))
+    assert "(7 not settled within 30 s)" in retried
     assert "no odds are published yet" in readme_block(odds_rows([]))
 
 
