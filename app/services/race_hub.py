@@ -69,6 +69,8 @@ class RaceHub:
         self._ensure_running()
         sub = Subscription(race_id)
         self._subs.setdefault(race_id, set()).add(sub)
+        if self.closing is not None and self.closing.is_set():
+            sub.put(None)  # shutting down: the stream ends at once
         assert self._ready is not None
         await asyncio.wait_for(self._ready.wait(), timeout=10)
         return sub
@@ -87,6 +89,14 @@ class RaceHub:
     def dispatch(self, race_id: str, progress: Progress) -> None:
         for sub in list(self._subs.get(race_id, ())):
             sub.put(progress)
+
+    def close_streams(self) -> None:
+        """End every stream of this process (the server is shutting down)."""
+        if self.closing is not None:
+            self.closing.set()
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.put(None)
 
     def _dispatch_payload(self, payload: str) -> None:
         try:
@@ -122,8 +132,7 @@ class RaceHub:
             def handler(
                 signum: int, frame: Any, previous: Any = previous
             ) -> None:  # pragma: no cover - exercised by server shutdowns
-                if self.closing is not None:
-                    loop.call_soon_threadsafe(self.closing.set)
+                loop.call_soon_threadsafe(self.close_streams)
                 if callable(previous):
                     previous(signum, frame)
                 elif previous == signal.default_int_handler:

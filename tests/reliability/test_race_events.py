@@ -239,3 +239,24 @@ def test_a_move_reaches_the_stream_on_the_other_worker(
     finally:
         for s in streams:
             s.close()
+
+
+def test_shutdown_ends_open_streams(fresh_db_url: str, start_server: ServerFactory) -> None:
+    """SIGTERM with event streams open: the streams end and the workers exit gracefully
+    (without the hub's signal hook uvicorn would wait for the streams for ever)."""
+    server = start_server(fresh_db_url, workers=2, RATE_LIMITS="off")
+    viewer = LivePlayer(server.url)
+    streams = [
+        EventStream(server.url, "/api/daily/scorpion/events", viewer.cookies) for _ in range(4)
+    ]
+    try:
+        for s in streams:
+            assert s.wait_for(lambda e, d: e == "standings") is not None
+        server.stop(timeout=15)
+        assert server.process is not None and server.process.returncode == 0
+        for s in streams:
+            s._thread.join(timeout=5)
+            assert not s._thread.is_alive(), "the stream did not end"
+    finally:
+        for s in streams:
+            s.close()
