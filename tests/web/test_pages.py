@@ -364,6 +364,10 @@ def test_replay_of_a_won_game(browser: Browser) -> None:
         if step < len(WIN_LINE):
             assert f'hx-get="/games/{gid}/replay?step={step + 1}&amp;play=1"' in r.text
     assert 'hx-trigger="load delay' not in r.text  # the last step stops
+    # Without JavaScript, "play" steps on by a refresh, and stops at the end too.
+    page = browser.get(f"/games/{gid}/replay?step=3&play=1").text
+    assert f'url=/games/{gid}/replay?step=4&amp;play=1"' in page
+    assert 'http-equiv="refresh"' not in browser.get(f"/games/{gid}/replay?step=17&play=1").text
 
 
 def test_deal_links(browser: Browser) -> None:
