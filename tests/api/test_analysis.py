@@ -6,6 +6,8 @@ and the time budget."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -303,3 +305,33 @@ def test_the_endpoint_is_documented_with_its_models(app: FastAPI) -> None:
     assert model["properties"]["verdict"]["enum"] == ["win", "loss", "unknown"]
     stats = schema["components"]["schemas"]["VariantStatsOut"]
     assert "assisted_won" in stats["properties"]
+
+
+# -- the solver processes ----------------------------------------------------------------------
+
+
+def test_a_killed_solver_process_costs_one_unknown_then_a_new_pool_answers(
+    app: FastAPI,
+) -> None:
+    p = Player(app)
+    g = p.new_game(deal=KNOWN_WIN["deal"])
+    assert _ask(p, g["id"]).json()["verdict"] == "win"
+    pool, _ = analysis._get_pool()
+    pids = list(pool._processes)  # the solver processes this test process started
+    assert pids
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    body = _ask(p, g["id"]).json()
+    assert body["verdict"] == "unknown"  # the broken pool could not answer
+    assert _ask(p, g["id"]).json()["verdict"] == "win"  # a new pool did
+    assert analysis._get_pool()[0] is not pool
+
+
+def test_after_shutdown_the_next_question_starts_a_new_pool(app: FastAPI) -> None:
+    p = Player(app)
+    g = p.new_game(deal=KNOWN_WIN["deal"])
+    assert _ask(p, g["id"]).json()["verdict"] == "win"
+    old, _ = analysis._get_pool()
+    analysis.shutdown_pool()
+    assert _ask(p, g["id"]).json()["verdict"] == "win"
+    assert analysis._get_pool()[0] is not old
