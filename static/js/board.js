@@ -329,7 +329,13 @@
     );
   }
 
-  function init() { startClock(); showCopy(); }
+  function init() {
+    // A card chosen through the page address (?select=, the no-JavaScript way) stays chosen.
+    const s = $("#board a.card.sel");
+    if (s) sel = { col: +s.dataset.col, idx: +s.dataset.idx };
+    startClock();
+    showCopy();
+  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

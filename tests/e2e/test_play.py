@@ -391,3 +391,14 @@ def test_play_page_weight_is_under_150_kb(browser: Browser, server: Server) -> N
         assert total < 150 * 1024
     finally:
         ctx.close()
+
+
+def test_a_card_chosen_in_the_address_is_still_chosen_with_javascript(
+    page: Page, server: Server
+) -> None:
+    start(page, server, WIN_DEAL)
+    page.goto(page.url + "?select=0-3")
+    expect(page.locator("#c0-3")).to_have_class(re.compile(r"\bsel\b"))
+    page.locator("#col-4 .drop").click()
+    wait_version(page, 2)
+    expect(page.locator("#col-4 .card")).to_have_count(11)
