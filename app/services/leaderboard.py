@@ -53,7 +53,11 @@ def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | No
     return "ok", replayed.moves
 
 
-def leaderboard(db: Session, race_id: str, viewer: str | None = None) -> Board:
+def leaderboard(
+    db: Session, race_id: str, viewer: str | None = None, *, over: bool = False
+) -> Board:
+    """The race's board as ``viewer`` sees it. ``over``: the race has ended (a past day's
+    daily deal), so a game still playing is listed as unfinished."""
     checks: dict[int, tuple[str, int | None, int]] = {}
     try:
         rows = db.execute(
@@ -89,6 +93,8 @@ def leaderboard(db: Session, race_id: str, viewer: str | None = None) -> Board:
                     wins.append((moves, seconds, finished.timestamp(), be))
                 continue
             status = entry_status("playing" if entry.status == "won" else entry.status, game)
+            if over and status in ("playing", "stuck"):
+                status = "unfinished"
             others.append(
                 BoardEntry(None, name, you, entry.moves, None, entry.suits, status, entry.assisted)
             )

@@ -66,6 +66,7 @@ STATUS_TEXT = {
     "stuck": "stuck",
     "gave-up": "gave up",
     "rejected": "result rejected",
+    "unfinished": "did not finish",
 }
 
 
@@ -289,7 +290,7 @@ def _daily_page(
         info = daily_service.daily_info(db, player, variant, day)
     except ServiceError as exc:
         return _error_page(request, csrf_token, 404, "No daily deal", exc.message)
-    board = leaderboard(db, info.race_id, player)
+    board = leaderboard(db, info.race_id, player, over=info.over)
     panel = None
     if not info.over:
         race = db.get(Race, info.race_id)
@@ -620,7 +621,7 @@ def _daily_out(db: Session, player: str, variant: str, day: date | None) -> Dail
         deal_number=info.deal_number,
         game_id=info.my_game_id,
         status=info.my_status,
-        leaderboard=_board_out(leaderboard(db, info.race_id, player)),
+        leaderboard=_board_out(leaderboard(db, info.race_id, player, over=info.over)),
     )
 
 

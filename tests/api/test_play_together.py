@@ -103,6 +103,9 @@ def test_three_players_get_the_same_daily_deal_and_another_the_next_day(
     # Yesterday is over: its number is revealed, on the API and the page.
     past = players[0].get(f"/api/daily/scorpion/{day.isoformat()}").json()
     assert past["over"] is True and past["deal_number"] == number
+    # (starting today's deal put two of yesterday's games aside: a new game does that)
+    statuses = sorted(e["status"] for e in past["leaderboard"]["others"])
+    assert statuses == ["gave-up", "gave-up", "unfinished"]
     page = players[0].get(f"/daily/scorpion/{day.isoformat()}").text
     assert f"/deal/{number}?variant=scorpion" in page
     # A day that has not come yet is refused, and nothing is made for it.
