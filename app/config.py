@@ -27,7 +27,7 @@ Environment variables (all optional in development):
   on the first question (``app/services/analysis.py``).
 - ``DAILY_SECRET``: chooses each day's daily deal (HMAC-SHA256 over "variant|YYYY-MM-DD"), so
   nobody can work out a coming day's deal from the public code. Default: derived from
-  ``SECRET_KEY``. Changing it changes the deals of the coming days (and of today).
+  ``SECRET_KEY``. Changing it changes the deals of the days not yet played.
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 """
