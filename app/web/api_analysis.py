@@ -53,7 +53,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     **_errors(403, 404, 409),
     422: {
         "model": ErrorOut,
-        "description": "A malformed body, or a won game (\"This game is won and finished\"): "
+        "description": 'A malformed body, or a won game ("This game is won and finished"): '
         "nothing changed.",
     },
     429: {"model": ErrorOut, "description": "Too many actions: wait (Retry-After) and retry."},

@@ -189,16 +189,12 @@ def test_another_players_game_is_404_and_stays_unassisted(app: FastAPI, engine: 
     assert _assisted(engine, g["id"]) is False
 
 
-def test_without_the_csrf_token_it_is_403_and_nothing_changes(
-    app: FastAPI, engine: Engine
-) -> None:
+def test_without_the_csrf_token_it_is_403_and_nothing_changes(app: FastAPI, engine: Engine) -> None:
     p = Player(app)
     g = p.new_game(deal=KNOWN_WIN["deal"])
     r = p.http.post(f"/api/games/{g['id']}/analysis", json={"hint": True})
     assert_error(r, 403)
-    r = p.http.post(
-        f"/api/games/{g['id']}/analysis", json={}, headers={"X-CSRF-Token": "forged"}
-    )
+    r = p.http.post(f"/api/games/{g['id']}/analysis", json={}, headers={"X-CSRF-Token": "forged"})
     assert_error(r, 403)
     assert _assisted(engine, g["id"]) is False
 

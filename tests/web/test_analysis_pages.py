@@ -115,18 +115,16 @@ def test_a_lost_game_says_no_longer_winnable(browser: Browser) -> None:
     assert "hint-src" not in r.text
 
 
-def test_out_of_time_says_could_not_tell(
-    browser: Browser, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_out_of_time_says_could_not_tell(browser: Browser, monkeypatch: pytest.MonkeyPatch) -> None:
     gid, game = _start(browser, HARD_DEAL)
     monkeypatch.setattr(get_settings(), "analysis_budget_seconds", 0.05)
     r = browser.post(f"/games/{gid}/winnable", {"version": 1}, headers=HTMX)
     assert r.status_code == 200
     assert "Could not tell in time: the solver did not finish within 0.05 s." in r.text
     assert_no_hidden_card(r.text, game)
-    page = browser.get(browser.post(f"/games/{gid}/solver-hint", {"version": 1}).headers[
-        "location"
-    ])
+    page = browser.get(
+        browser.post(f"/games/{gid}/solver-hint", {"version": 1}).headers["location"]
+    )
     assert "No solver hint: the solver could not tell in time" in page.text
 
 
@@ -202,9 +200,7 @@ def test_another_players_game_is_404_and_csrf_is_required(
     stranger = Browser(app)
     for path in ("winnable", "solver-hint"):
         assert stranger.post(f"/games/{gid}/{path}", {"version": 1}).status_code == 404
-        r = browser.http.post(
-            f"/games/{gid}/{path}", data={"version": 1}, follow_redirects=False
-        )
+        r = browser.http.post(f"/games/{gid}/{path}", data={"version": 1}, follow_redirects=False)
         assert r.status_code == 403
     assert stranger.get(f"/games/{gid}/solver?r=x").status_code == 404
     assert not _assisted(engine, gid)
@@ -222,9 +218,7 @@ def catalog_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         assert result.verdict == "win" and result.line is not None
         deals[str(number)] = encode_line(result.line)
     (tmp_path / "scorpion.json").write_text(
-        json.dumps(
-            {"variant": "scorpion", "format": 1, "scanned": [[1, 15]], "deals": deals}
-        )
+        json.dumps({"variant": "scorpion", "format": 1, "scanned": [[1, 15]], "deals": deals})
     )
     monkeypatch.setattr(catalogs, "CATALOG_DIR", tmp_path)
     catalogs.winnable_deals.cache_clear()
@@ -248,9 +242,7 @@ def test_new_winnable_deal_starts_a_catalogued_deal(
         assert game["deal_number"] in (6, 14) and game["variant"] == "scorpion"
 
 
-def test_new_winnable_deal_without_a_catalog_explains(
-    browser: Browser, catalog_dir: Path
-) -> None:
+def test_new_winnable_deal_without_a_catalog_explains(browser: Browser, catalog_dir: Path) -> None:
     r = browser.post("/games/winnable", {"variant": "wasp"})
     assert r.status_code == 422
     assert "There is no list of proved winnable deals for Wasp yet" in r.text
