@@ -57,8 +57,8 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
             starts[k] += d.started
             wins[k] += d.won
     top = _nice_max(max([*starts, *wins, 1]))
-    w, h = 760, 210
-    left, right, top_pad, bottom = 34, 26, 10, 26
+    w, h = 480, 210
+    left, right, top_pad, bottom = 30, 22, 10, 26
     plot_w, plot_h = w - left - right, h - top_pad - bottom
     slot = plot_w / days
     bar = max(2.0, slot * 0.38)

@@ -347,9 +347,6 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
         page.keyboard.press("h")
         expect(page.locator("#message .hints")).to_be_visible()
         shot(page, f"hint-{size}")
-        page.goto(server.base_url + "/stats")
-        shot(page, f"stats-{size}")
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.emulate_media(color_scheme="dark")
         page.goto(server.base_url + "/")
         start(page, server, WIN_DEAL)
@@ -358,6 +355,10 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
         expect(page.locator("#win")).to_be_in_viewport()
         page.wait_for_timeout(600)
         shot(page, f"win-dark-{size}")
+        page.goto(server.base_url + "/stats")  # with a win in the recent games
+        expect(page.locator("#recent")).to_be_visible()
+        shot(page, f"stats-dark-{size}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
     finally:
         ctx.close()
     problems.check()
