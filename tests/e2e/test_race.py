@@ -108,6 +108,7 @@ def test_two_players_race_on_one_challenge(two_pages: tuple[Page, Page], server:
     expect(bob_sees_ann).to_have_attribute("data-suits", "4")
     expect(bob_sees_ann).to_contain_text("won")
     shot(bob, "race-bob-sees-ann-win")
+    shot(ann, "race-ann-won")
 
     # The race panel never shows a card: no card picture, no card code.
     panel = bob.locator("#race").inner_html()
