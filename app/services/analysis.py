@@ -164,12 +164,14 @@ async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> Solv
             future.cancel()
         log.warning("solver question took longer than %.2f s", budget + GRACE_SECONDS)
         return _unknown(started)
-    except (BrokenProcessPool, RuntimeError) as exc:
-        # A solver process died (or the pool was shut down): start afresh next time.
-        # RuntimeError also covers the solver's SolverError (a line it could not verify).
-        log.error("solver question failed: %r", exc)
-        if isinstance(exc, BrokenProcessPool):
-            _discard_pool(pool)
+    except BrokenProcessPool as exc:
+        # A solver process died: the pool is unusable, the next question starts a new one.
+        log.error("solver process lost: %r", exc)
+        _discard_pool(pool)
+        return _unknown(started)
+    except Exception:  # noqa: BLE001 - the solver failing must not fail the page (logged)
+        # E.g. the solver's SolverError (a line it could not verify) or a pool shut down.
+        log.exception("solver question failed")
         return _unknown(started)
     finally:
         with _lock:
