@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import logging
+from typing import Any
 
 from fastapi import FastAPI
 from sqlalchemy import exc as sa_exc
@@ -96,8 +97,63 @@ async def rate_limited(request: Request, error: Exception) -> Response:
     return await _respond(request, 429, error.message, {"Retry-After": str(error.retry_after)})
 
 
+def _fault_response(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": {
+            "Retry-After": {
+                "description": "Seconds to wait before trying again.",
+                "schema": {"type": "integer"},
+            }
+        },
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"detail": {"type": "string"}},
+                    "required": ["detail"],
+                }
+            }
+        },
+    }
+
+
+RATE_LIMITED_RESPONSE = _fault_response(
+    "Too many requests of this player (new games or actions) in the current window: "
+    "nothing changed. See Retry-After."
+)
+UNAVAILABLE_RESPONSE = _fault_response(
+    "The database cannot be reached just now: nothing changed. See Retry-After."
+)
+
+
+def document_fault_responses(app: FastAPI) -> None:
+    """Add 503 (every API operation) and 429 (every POST, and hints) to ``/openapi.json``,
+    so the published schema lists every status the API can answer."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        for path, operations in schema.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for method, operation in operations.items():
+                if not isinstance(operation, dict) or "responses" not in operation:
+                    continue
+                responses = operation["responses"]
+                responses.setdefault("503", UNAVAILABLE_RESPONSE)
+                if method == "post" or path.endswith("/hints"):
+                    responses.setdefault("429", RATE_LIMITED_RESPONSE)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def install(app: FastAPI) -> None:
-    """503 for the database faults ``app.web.errors`` leaves out; 429 for rate limits.
+    """503 for the database faults ``app.web.errors`` leaves out; 429 for rate limits; both
+    documented in the OpenAPI schema.
 
     Call after ``install_error_handlers`` (an ``OperationalError`` handler already there is
     kept)."""
@@ -106,11 +162,13 @@ def install(app: FastAPI) -> None:
     if sa_exc.OperationalError not in app.exception_handlers:
         app.add_exception_handler(sa_exc.OperationalError, database_unavailable)
     app.add_exception_handler(RateLimited, rate_limited)
+    document_fault_responses(app)
 
 
 __all__ = [
     "DB_DOWN_DETAIL",
     "database_unavailable",
+    "document_fault_responses",
     "install",
     "is_connection_fault",
     "rate_limited",

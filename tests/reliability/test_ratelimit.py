@@ -177,6 +177,20 @@ def test_limits_are_shared_by_servers_and_refusals_change_nothing(
     # Another player is not affected by this one's limit.
     assert LivePlayer(a.url).new_game(5)["version"] >= 1
 
+    # The published schema lists the 429 (with Retry-After) where it can happen.
+    paths = player.get("/openapi.json").json()["paths"]
+    for path, method in [
+        ("/api/games", "post"),
+        ("/api/games/{id}/moves", "post"),
+        ("/api/games/{id}/undo", "post"),
+        ("/api/games/{id}/restart", "post"),
+        ("/api/games/{id}/hints", "get"),
+    ]:
+        documented = paths[path][method]["responses"]["429"]
+        assert "Retry-After" in documented["headers"], path
+        assert "detail" in documented["content"]["application/json"]["schema"]["required"]
+    assert set(created[3].json()) == {"detail"}
+
 
 def test_rate_limits_off_counts_nothing(fresh_db_url: str, start_server: ServerFactory) -> None:
     server = start_server(
