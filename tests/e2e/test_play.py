@@ -202,6 +202,8 @@ def test_moves_by_keyboard_alone(page: Page, server: Server) -> None:
     for _ in range(4):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.id") == "c4-6"
+    expect(page.locator("#col-4")).to_have_class(re.compile(r"\bkb-target\b"))
+    shot(page, "keyboard-1280x800")
     page.keyboard.press("Enter")  # drop on column 5
     wait_version(page, 3)
     expect(page.locator("#col-4 .card")).to_have_count(12)
