@@ -97,7 +97,19 @@ async def rate_limited(request: Request, error: Exception) -> Response:
     return await _respond(request, 429, error.message, {"Retry-After": str(error.retry_after)})
 
 
-def _fault_response(description: str) -> dict[str, Any]:
+ERROR_BODY: dict[str, Any] = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+RATE_LIMITED_TEXT = (
+    "Too many requests of this player (new games or actions) in the current window: "
+    "nothing changed. See Retry-After."
+)
+UNAVAILABLE_TEXT = "The database cannot be reached just now: nothing changed. See Retry-After."
+
+
+def _fault_response(description: str, body: dict[str, Any]) -> dict[str, Any]:
     return {
         "description": description,
         "headers": {
@@ -106,36 +118,22 @@ def _fault_response(description: str) -> dict[str, Any]:
                 "schema": {"type": "integer"},
             }
         },
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "properties": {"detail": {"type": "string"}},
-                    "required": ["detail"],
-                }
-            }
-        },
+        "content": {"application/json": {"schema": dict(body)}},
     }
-
-
-RATE_LIMITED_RESPONSE = _fault_response(
-    "Too many requests of this player (new games or actions) in the current window: "
-    "nothing changed. See Retry-After."
-)
-UNAVAILABLE_RESPONSE = _fault_response(
-    "The database cannot be reached just now: nothing changed. See Retry-After."
-)
 
 
 def document_fault_responses(app: FastAPI) -> None:
     """Add 503 (every API operation) and 429 (every POST, and hints) to ``/openapi.json``,
-    so the published schema lists every status the API can answer."""
+    so the published schema lists every status the API can answer. The body is the API's
+    error model (``ErrorOut``: ``{"detail": ...}``) when the schema has one."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
         schema = build()
+        components = schema.get("components", {}).get("schemas", {})
+        body = {"$ref": "#/components/schemas/ErrorOut"} if "ErrorOut" in components else ERROR_BODY
         for path, operations in schema.get("paths", {}).items():
             if not path.startswith("/api/"):
                 continue
@@ -143,9 +141,9 @@ def document_fault_responses(app: FastAPI) -> None:
                 if not isinstance(operation, dict) or "responses" not in operation:
                     continue
                 responses = operation["responses"]
-                responses.setdefault("503", UNAVAILABLE_RESPONSE)
+                responses.setdefault("503", _fault_response(UNAVAILABLE_TEXT, body))
                 if method == "post" or path.endswith("/hints"):
-                    responses.setdefault("429", RATE_LIMITED_RESPONSE)
+                    responses.setdefault("429", _fault_response(RATE_LIMITED_TEXT, body))
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
