@@ -56,7 +56,6 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": 'A malformed body, or a won game ("This game is won and finished"): '
         "nothing changed.",
     },
-    429: {"model": ErrorOut, "description": "Too many actions: wait (Retry-After) and retry."},
 }
 
 
