@@ -315,7 +315,7 @@ def test_plain_forms_without_javascript(browser: Browser, server: Server) -> Non
     assert problems.refused_answers == 1
 
 
-@pytest.mark.parametrize("width,height", [(360, 640), (1280, 800)])
+@pytest.mark.parametrize("width,height", [(360, 640), (1280, 800), (1920, 1080)])
 def test_screenshots_and_layout(browser: Browser, server: Server, width: int, height: int) -> None:
     ctx = browser.new_context(viewport={"width": width, "height": height})
     problems = Problems()
@@ -345,6 +345,7 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
         wait_version(page, 2)
         after = page.locator("#board").bounding_box()
         assert top and after and top["y"] == after["y"] and top["x"] == after["x"]
+        page.wait_for_timeout(300)  # let the landing animation end
         shot(page, f"moved-{size}")
         page.keyboard.press("h")
         expect(page.locator("#message .hints")).to_be_visible()
