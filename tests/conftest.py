@@ -91,25 +91,39 @@ def db_url(empty_db_url: str) -> str:
 
 @pytest.fixture(scope="session")
 def configured(db_url: str) -> Iterator[str]:
-    """Point the application's settings and engine at the test database."""
-    from app.config import get_settings
-    from app.db.session import reset_engine
+    """Point the application's settings and engine at the test database.
 
-    saved = {k: os.environ.get(k) for k in ("DATABASE_URL", "RATE_LIMITS", "ENVIRONMENT")}
+    The environment is changed only while the (cached) settings and engine are made, then
+    restored: subprocesses that other tests start (live servers) do not inherit it.
+    """
+    from app.config import get_settings
+    from app.db.session import get_engine, reset_engine
+
+    names = ("DATABASE_URL", "RATE_LIMITS", "ENVIRONMENT")
+    saved = {k: os.environ.get(k) for k in names}
+
+    def restore() -> None:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
     os.environ["DATABASE_URL"] = db_url
     os.environ["RATE_LIMITS"] = "off"
     os.environ["ENVIRONMENT"] = "test"
     get_settings.cache_clear()
     reset_engine()
     try:
+        settings = get_settings()
+        get_engine()
+    finally:
+        restore()
+    assert settings.database_url == db_url
+    try:
         yield db_url
     finally:
         reset_engine()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
         get_settings.cache_clear()
 
 
