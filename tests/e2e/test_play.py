@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 
+from app.engine import Game, name, parse_deal
 from tests.e2e.conftest import ARTIFACTS, Problems, Server, shot, watch
 from tests.web.short_deals import EMPTY_DEAL, EMPTY_LINE, WIN_DEAL, WIN_LINE
 
@@ -84,9 +85,22 @@ def stat(page: Page, key: str) -> str:
 # -- tests --------------------------------------------------------------------------------------
 
 
+def assert_no_hidden_card_in_dom(page: Page, game: Game) -> None:
+    """The live page (after htmx swaps) names no face-down or stock card."""
+    html = page.content()
+    down = [col[k] for col, h in zip(game.cols, game.hidden, strict=True) for k in range(h)]
+    for c in down + list(game.stock):
+        assert name(c) not in html, f"hidden card {name(c)} in the page"
+
+
 def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
     start(page, server, WIN_DEAL)
-    play_line(page, WIN_LINE[:3])
+    mirror = Game.new("scorpion", parse_deal(WIN_DEAL))
+    assert_no_hidden_card_in_dom(page, mirror)
+    for action in WIN_LINE[:3]:
+        play_line(page, [action])
+        mirror.apply(action)
+        assert_no_hidden_card_in_dom(page, mirror)
     expect(page.locator(".foundation .fslot.done")).to_have_count(1)
     expect(page.locator("#message")).to_contain_text("spades are complete")
     play_line(page, WIN_LINE[3:])
