@@ -278,7 +278,7 @@ def test_delete_everything_then_statistics_are_zero(page: Page, server: Server) 
     expect(page.locator("#no-recent")).to_be_visible()
 
 
-def test_hint_says_when_no_move_is_left(page: Page, server: Server) -> None:
+def test_hint_lists_the_moves_and_the_deal(page: Page, server: Server) -> None:
     start(page, server, WIN_DEAL)
     page.click("#hint-btn")
     expect(page.locator("#message .hints")).to_contain_text("and the deal")
