@@ -472,50 +472,65 @@ class _Search:
                     if not alts:
                         return True
                 items.append((0, x, fd, on, alts))
+        # Propagation: an item is looked at again only when one of the cards it waits
+        # for has become able to leave (or, for a King, an empty column or its run has).
+        n_items = len(items)
+        waiting: list[list[int]] = [[] for _ in range(52)]
+        kings: list[int] = []
+        for j, (kind, _x, fd, on, alts) in enumerate(items):
+            if fd >= 0:
+                waiting[fd].append(j)
+            if kind:
+                kings.append(j)
+                continue
+            if on >= 0:
+                waiting[on].append(j)
+            if alts is not None:
+                for e in alts:
+                    waiting[e].append(j)
+        is_base = [False] * 52
+        for c in bases:
+            is_base[c] = True
         got = [0, 0, 0, 0]
         okr = [n == 0 for n in need]
-        pending = items
-        while True:
-            progress = False
-            rest = []
-            for it in pending:
-                kind, x, fd, on, alts = it
-                if fd >= 0 and not ok[fd]:
-                    rest.append(it)
+        done = [False] * n_items
+        left = 0  # cards other than Kings that cannot (yet) join
+        for it in items:
+            left += it[0] == 0
+        stack = list(range(n_items - 1, -1, -1))
+        while stack:
+            j = stack.pop()
+            if done[j]:
+                continue
+            kind, x, fd, on, alts = items[j]
+            if fd >= 0 and not ok[fd]:
+                continue
+            if kind:
+                if not (empty or okr[x // 13]):
                     continue
-                if kind:
-                    if not (empty or okr[x // 13]):
-                        rest.append(it)
+            else:
+                if on >= 0 and not ok[on]:
+                    continue
+                if alts is not None:
+                    for e in alts:
+                        if ok[e]:
+                            break
+                    else:
                         continue
-                else:
-                    if on >= 0 and not ok[on]:
-                        rest.append(it)
-                        continue
-                    if alts is not None:
-                        for e in alts:
-                            if ok[e]:
-                                break
-                        else:
-                            rest.append(it)
-                            continue
-                    su = x // 13
-                    got[su] += 1
-                    if got[su] == need[su]:
-                        okr[su] = True
-                ok[x] = True
-                progress = True
-            if not empty:
-                for b in bases:
-                    if ok[b]:
-                        empty = True
-                        progress = True
-                        break
-            pending = rest
-            if not progress or not rest:
-                break
-        for it in pending:
-            if it[0] == 0:
-                return True
+                left -= 1
+                su = x // 13
+                got[su] += 1
+                if got[su] == need[su]:
+                    okr[su] = True
+                    stack.extend(kings)
+            done[j] = True
+            ok[x] = True
+            stack.extend(waiting[x])
+            if not empty and is_base[x]:
+                empty = True
+                stack.extend(kings)
+        if left:
+            return True
         return any(not ok[c] for c in covered)
 
     # -- the search ---------------------------------------------------------------------
