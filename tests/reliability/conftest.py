@@ -2,31 +2,67 @@
 
 ``fresh_db_url`` is parametrised over SQLite and PostgreSQL: each test gets its own SQLite file
 or its own uniquely named PostgreSQL database (dropped afterwards), migrated by
-``alembic upgrade head``. PostgreSQL unreachable: skipped, unless ``REQUIRE_POSTGRES=1``.
+``alembic upgrade head``. ``shared_db_url`` / ``shared_server`` do the same once per module
+(tests that only add their own players and games share one server). PostgreSQL unreachable:
+skipped, unless ``REQUIRE_POSTGRES=1``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from alembic import command
 
-from scripts.liveserver import LiveServer, migrate, postgres_database, sqlite_database
-from tests.conftest import require_postgres_or_skip
+from scripts.liveserver import LiveServer, postgres_database, sqlite_database
+from tests.conftest import alembic_config, require_postgres_or_skip
+
+BACKENDS = ["sqlite", "postgresql"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def fresh_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = sqlite_database(tmp_path)
-        migrate(url)
+def migrate_in_process(url: str) -> None:
+    """``alembic upgrade head`` (in this process: no interpreter start-up per database)."""
+    command.upgrade(alembic_config(url), "head")
+
+
+@contextmanager
+def _fresh_database(kind: str, directory: Path) -> Iterator[str]:
+    if kind == "sqlite":
+        url = sqlite_database(directory)
+        migrate_in_process(url)
         yield url
         return
     require_postgres_or_skip()
     with postgres_database(prefix="scorpion_rel") as url:
-        migrate(url)
+        migrate_in_process(url)
         yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def fresh_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with _fresh_database(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with _fresh_database(request.param, tmp_path_factory.mktemp("shared-db")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def shared_server(
+    shared_db_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """Two uvicorn workers on ``shared_db_url``, ``RATE_LIMITS=off``, for the whole module."""
+    log = tmp_path_factory.mktemp("shared-server") / "uvicorn.log"
+    server = LiveServer(shared_db_url, workers=2, env={"RATE_LIMITS": "off"}, log_path=log)
+    with server:
+        yield server
 
 
 ServerFactory = Callable[..., LiveServer]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine import deal_from_number, parse_deal
-from tests.reliability.conftest import ServerFactory
+from scripts.liveserver import LiveServer
 from tests.reliability.live import (
     LivePlayer,
     assert_log_consistent,
@@ -36,8 +36,8 @@ def _step(player: LivePlayer, game: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def test_expected_version_exactly_one_wins(fresh_db_url: str, start_server: ServerFactory) -> None:
-    server = start_server(fresh_db_url, workers=2, RATE_LIMITS="off")
+def test_expected_version_exactly_one_wins(shared_db_url: str, shared_server: LiveServer) -> None:
+    server = shared_server
     player = LivePlayer(server.url)
     game = player.new_game(DEAL)
     gid, version = game["id"], game["version"]
@@ -61,7 +61,7 @@ def test_expected_version_exactly_one_wins(fresh_db_url: str, start_server: Serv
     codes = sorted(r.status_code for r in responses)
     assert codes == [200] + [409] * (N - 1), codes
 
-    stored = stored_game(fresh_db_url, gid)
+    stored = stored_game(shared_db_url, gid)
     assert [a for _, a in stored.log] == [
         ("move", move["from_column"], move["from_index"], move["to_column"]),
         ("undo",),
@@ -73,9 +73,9 @@ def test_expected_version_exactly_one_wins(fresh_db_url: str, start_server: Serv
 
 
 def test_without_version_each_request_applied_once(
-    fresh_db_url: str, start_server: ServerFactory
+    shared_db_url: str, shared_server: LiveServer
 ) -> None:
-    server = start_server(fresh_db_url, workers=2, RATE_LIMITS="off")
+    server = shared_server
     player = LivePlayer(server.url)
     opening = player.new_game(DEAL)
     gid = opening["id"]
@@ -106,13 +106,13 @@ def test_without_version_each_request_applied_once(
 
     # N identical moves without a version: each is applied once or refused (422), never
     # half-applied; every 200 is exactly one new row of the log.
-    before = stored_game(fresh_db_url, gid)
+    before = stored_game(shared_db_url, gid)
     move = player.get(f"/api/games/{gid}/hints").json()["moves"][0]
     responses = at_once([lambda: player.post(f"/api/games/{gid}/moves", move)] * N)
     codes = [r.status_code for r in responses]
     assert set(codes) <= {200, 422}, codes
     assert codes.count(200) >= 1
-    after = stored_game(fresh_db_url, gid)
+    after = stored_game(shared_db_url, gid)
     assert len(after.log) == len(before.log) + codes.count(200)
     assert after.log[: len(before.log)] == before.log, "the existing log was rewritten"
     replayed = assert_log_consistent(after)
@@ -127,11 +127,11 @@ def test_without_version_each_request_applied_once(
 
 
 def test_concurrent_players_do_not_disturb_each_other(
-    fresh_db_url: str, start_server: ServerFactory
+    shared_db_url: str, shared_server: LiveServer
 ) -> None:
     """Several players acting at the same moment, each on their own game: every request
     succeeds (no 5xx, no lock error), each log stays consistent."""
-    server = start_server(fresh_db_url, workers=2, RATE_LIMITS="off")
+    server = shared_server
     players = [LivePlayer(server.url) for _ in range(6)]
     games = [p.new_game(DEAL + i) for i, p in enumerate(players)]
     for _round in range(3):
@@ -147,7 +147,7 @@ def test_concurrent_players_do_not_disturb_each_other(
         responses = at_once(calls)
         assert [r.status_code for r in responses] == [200] * len(calls), [r.text for r in responses]
     for i, g in enumerate(games):
-        stored = stored_game(fresh_db_url, g["id"])
+        stored = stored_game(shared_db_url, g["id"])
         assert len(stored.log) == 3
         assert_log_consistent(stored)
         # Each game is still its own deal, untouched by the others.

@@ -61,13 +61,14 @@ class Target:
 def target(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:
-    from scripts.liveserver import migrate, postgres_database, sqlite_database
+    from scripts.liveserver import postgres_database, sqlite_database
     from tests.conftest import require_postgres_or_skip
+    from tests.reliability.conftest import migrate_in_process
 
     tmp = tmp_path_factory.mktemp("schemathesis")
 
     def serve(url: str) -> Iterator[Target]:
-        migrate(url)
+        migrate_in_process(url)
         server = LiveServer(url, workers=2, env={"RATE_LIMITS": "off"}, log_path=tmp / "u.log")
         with server:
             yield Target(server)

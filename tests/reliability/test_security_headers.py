@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 from starlette.requests import HTTPConnection
 
 from app.web.security import CONTENT_SECURITY_POLICY, cookie_secure, request_is_https
-from scripts.liveserver import LiveServer, migrate, sqlite_database
+from scripts.liveserver import LiveServer, sqlite_database
+from tests.reliability.conftest import migrate_in_process
 
 HTML = {"Accept": "text/html"}
 
@@ -158,7 +159,7 @@ def test_https_detection_behind_trusted_proxies() -> None:
 def test_live_server_behind_a_tls_proxy_sets_secure_cookie(tmp_path: Path) -> None:
     """uvicorn on loopback with a TLS-terminating proxy in front (X-Forwarded-Proto)."""
     url = sqlite_database(tmp_path)
-    migrate(url)
+    migrate_in_process(url)
     with LiveServer(url, workers=2, env={"RATE_LIMITS": "off"}, log_path=tmp_path / "u.log") as s:
         proxied = httpx2.get(s.url + "/api/session", headers={"X-Forwarded-Proto": "https"})
         assert "Secure" in _set_cookie(proxied).split("; ")
