@@ -40,7 +40,7 @@ from typing import Literal
 
 from ..cards import KING, Card, run_of
 from ..deals import Deal
-from ..game import Action, Game
+from ..game import SNAPSHOT_VERSION, Action, Game
 from ..variants import Variant, get_variant
 
 Verdict = Literal["win", "loss", "unknown"]
@@ -103,7 +103,7 @@ class Position:
         return Game.from_snapshot(
             json.dumps(
                 {
-                    "v": 1,
+                    "v": SNAPSHOT_VERSION,
                     "variant": self.variant.name,
                     "cols": [list(c) for c in self.cols],
                     "hidden": list(self.hidden),
