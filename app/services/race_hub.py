@@ -37,6 +37,8 @@ from .race import CHANNEL, Progress
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 256
+RESYNC = "resync"  # a queue item: reports may have been missed, read the standings again
+Item = Progress | str | None  # a report, RESYNC, or None: the server is shutting down
 
 
 class Subscription:
@@ -44,12 +46,14 @@ class Subscription:
 
     def __init__(self, race_id: str) -> None:
         self.race_id = race_id
-        self.queue: asyncio.Queue[Progress | None] = asyncio.Queue(QUEUE_SIZE)
+        self.queue: asyncio.Queue[Item] = asyncio.Queue(QUEUE_SIZE)
 
-    def put(self, item: Progress | None) -> None:
-        if self.queue.full():
+    def put(self, item: Item) -> None:
+        if self.queue.full():  # a stream that cannot keep up: drop the oldest, then resync
             with contextlib.suppress(asyncio.QueueEmpty):
                 self.queue.get_nowait()
+            if item is not None:
+                item = RESYNC
         self.queue.put_nowait(item)
 
 
@@ -97,6 +101,11 @@ class RaceHub:
         for subs in self._subs.values():
             for sub in subs:
                 sub.put(None)
+
+    def _resync_all(self) -> None:
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.put(RESYNC)
 
     def _dispatch_payload(self, payload: str) -> None:
         try:
@@ -156,6 +165,8 @@ class RaceHub:
             try:
                 await conn.execute(f"LISTEN {CHANNEL}")
                 assert self._ready is not None
+                if self._ready.is_set():  # a new connection: reports made meanwhile are lost
+                    self._resync_all()
                 self._ready.set()
                 delay = 0.2
                 async for note in conn.notifies():

@@ -34,7 +34,7 @@ from app.services import daily as daily_service
 from app.services import profiles as profile_service
 from app.services.leaderboard import Board, BoardEntry, leaderboard
 from app.services.race import Progress, standings
-from app.services.race_hub import hub
+from app.services.race_hub import RESYNC, hub
 from app.web.api import ErrorOut, GameOut, game_out
 from app.web.deps import CsrfToken, PlayerId
 from app.web.pages import (
@@ -52,6 +52,13 @@ from app.web.view import format_seconds
 KEEPALIVE_SECONDS = 15.0
 STREAM_SECONDS = 600.0  # a stream ends after this long; the browser reconnects by itself
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+
+
+class EventStreamResponse(StreamingResponse):
+    """A ``text/event-stream`` response (so the OpenAPI schema says so)."""
+
+    media_type = "text/event-stream"
+
 
 router = APIRouter(include_in_schema=False)
 api_router = APIRouter(prefix="/api", tags=["play together"])
@@ -187,9 +194,14 @@ async def race_events(
                 batch.append(sub.queue.get_nowait())
             if any(p is None for p in batch):
                 return  # the server is shutting down
+            if RESYNC in batch:  # reports may have been missed: read the standings again
+                rows, mine = await asyncio.to_thread(_snapshot, race_id, player)
+                state = {p.entry: p for p in rows}
+                yield render_all(state, mine)
+                continue
             changed: list[Progress] = []
             for p in batch:
-                assert p is not None
+                assert isinstance(p, Progress)
                 old = state.get(p.entry)
                 if old is not None and old.version > p.version:
                     continue  # an older report than the one shown
@@ -590,6 +602,11 @@ _ERR: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "No such variant, day, game or challenge."},
     422: {"model": ErrorOut, "description": "Malformed input: nothing changed."},
 }
+_ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+_STREAM_ERR: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such challenge.", "content": _ERROR_JSON},
+    422: {"description": "No such variant, or a malformed token.", "content": _ERROR_JSON},
+}
 
 
 @api_router.get("/profile", response_model=ProfileOut, summary="Your name as others see it")
@@ -634,7 +651,8 @@ def api_daily(variant: Variant, db: SessionDep, player: PlayerId) -> DailyOut:
 
 @api_router.get(
     "/daily/{variant}/events",
-    responses={200: {"content": {"text/event-stream": {}}}, **_ERR},
+    response_class=EventStreamResponse,
+    responses=_STREAM_ERR,
     summary="Live progress of everyone on today's daily deal (server-sent events)",
 )
 async def api_daily_events(variant: Variant, player: PlayerId) -> Response:
@@ -758,7 +776,8 @@ def api_challenge_play(
 
 @api_router.get(
     "/challenges/{token}/events",
-    responses={200: {"content": {"text/event-stream": {}}}, **_ERR},
+    response_class=EventStreamResponse,
+    responses=_STREAM_ERR,
     summary="Live progress of everyone on a challenge (server-sent events)",
 )
 async def api_challenge_events(token: Token, player: PlayerId) -> Response:

@@ -21,7 +21,8 @@ import httpx2
 import psycopg
 from sqlalchemy.engine import make_url
 
-from scripts.liveserver import LiveServer
+from scripts.liveserver import LiveServer, migrate, postgres_database
+from tests.conftest import require_postgres_or_skip
 from tests.reliability.conftest import ServerFactory
 from tests.reliability.live import LivePlayer
 from tests.web.short_deals import WIN_DEAL, WIN_LINE
@@ -260,3 +261,53 @@ def test_shutdown_ends_open_streams(fresh_db_url: str, start_server: ServerFacto
     finally:
         for s in streams:
             s.close()
+
+
+def test_a_lost_listen_connection_resyncs_the_streams(
+    tmp_path: Any, start_server: ServerFactory
+) -> None:
+    """PostgreSQL: the LISTEN connections are killed; the hub reconnects and every open
+    stream reads the standings again, so a move made meanwhile is not lost for good."""
+    require_postgres_or_skip()
+    with postgres_database(prefix="scorpion_race") as url:
+        migrate(url)
+        server = start_server(url, workers=1, RATE_LIMITS="off")
+        ann, bob = LivePlayer(server.url), LivePlayer(server.url)
+        game = ann.post("/api/games", {"variant": "scorpion", "deal": WIN_DEAL}).json()
+        token = ann.post(f"/api/games/{game['id']}/challenge").json()["token"]
+        stream = EventStream(server.url, f"/api/challenges/{token}/events", bob.cookies)
+        try:
+            assert stream.wait_for(lambda e, d: e == "standings") is not None
+            assert pg_connections(url)[1] == 1
+            admin = make_url(url).set(drivername="postgresql", database="test")
+            with psycopg.connect(admin.render_as_string(False), autocommit=True) as conn:
+                conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND query ILIKE 'LISTEN%%'",
+                    (make_url(url).database,),
+                )
+            r = ann.post(f"/api/games/{game['id']}/deal")
+            assert r.status_code == 200, r.text
+
+            def shows_the_deal(event: str, data: Any) -> bool:
+                if event == "progress":
+                    return bool(data["moves"] == 1)
+                return any(not p["you"] and p["moves"] == 1 for p in data)
+
+            # After the reconnection the stream reads the standings again (whatever reports
+            # were lost meanwhile), and the move shows: as a report if the hub was back in
+            # time, else in those standings.
+            def standings_count() -> int:
+                return sum(1 for _, event, _ in list(stream.events) if event == "standings")
+
+            deadline = time.monotonic() + DELIVERY_TIMEOUT
+            while standings_count() < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert standings_count() >= 2, stream.events
+            assert stream.wait_for(shows_the_deal) is not None, stream.events
+            deadline = time.monotonic() + DELIVERY_TIMEOUT
+            while pg_connections(url)[1] != 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert pg_connections(url)[1] == 1  # listening again, on one connection
+        finally:
+            stream.close()
