@@ -51,6 +51,7 @@ from app.web.view import format_seconds
 
 KEEPALIVE_SECONDS = 15.0
 STREAM_SECONDS = 600.0  # a stream ends after this long; the browser reconnects by itself
+HTML_MIN_INTERVAL = 0.15  # a page's list is re-sent at most this often
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
@@ -83,7 +84,8 @@ class RacePanel:
     title: str
     page_url: str
     events_url: str
-    rows: list[Progress]
+    rows: list[Progress]  # the rows shown (``panel_rows``)
+    more: int  # players on the deal not shown
     mine: frozenset[int]
 
 
@@ -133,19 +135,38 @@ def race_panel_for_game(db: Session, player: str, game_id: str) -> RacePanel | N
 
 def _panel(db: Session, race: Race, player: str) -> RacePanel:
     page_url, events_url = _race_urls(race)
+    mine = _my_entries(db, race.id, player)
+    rows, more = panel_rows(standings(db, race.id), mine)
     return RacePanel(
         kind=race.kind,
         title=_race_title(race),
         page_url=page_url,
         events_url=events_url,
-        rows=standings(db, race.id),
-        mine=_my_entries(db, race.id, player),
+        rows=rows,
+        more=more,
+        mine=mine,
     )
 
 
+PANEL_ROWS = 12  # the live panel shows the leaders and the viewer, not a whole daily crowd
+
+
+def panel_rows(rows: list[Progress], mine: frozenset[int]) -> tuple[list[Progress], int]:
+    """The rows the live panel shows (winners by fewest moves, then by suits completed,
+    the viewer's always) and how many others are not shown."""
+    ordered = sorted(
+        rows,
+        key=lambda p: (p.status != "won", p.moves if p.status == "won" else 0, -p.suits, p.entry),
+    )
+    shown = ordered[:PANEL_ROWS]
+    shown += [p for p in ordered[PANEL_ROWS:] if p.entry in mine]
+    return shown, len(rows) - len(shown)
+
+
 def _rows_html(rows: list[Progress], mine: frozenset[int]) -> str:
+    shown, more = panel_rows(rows, mine)
     template = templates.env.get_template("partials/race_rows.html")
-    return template.render(rows=rows, mine=mine, status_text=STATUS_TEXT)
+    return template.render(rows=shown, more=more, mine=mine, status_text=STATUS_TEXT)
 
 
 templates.env.globals.update(race_status_text=STATUS_TEXT, together_css="css/together.css")
@@ -170,11 +191,13 @@ async def race_events(
     player: str,
     render_all: Callable[[dict[int, Progress], frozenset[int]], str],
     render_one: Callable[[Progress, frozenset[int]], str] | None = None,
+    min_interval: float = 0.0,
 ) -> AsyncIterator[str]:
     """The event stream of a race: everyone's standings first, then each change.
 
     ``render_one`` (the API) sends single reports; without it (the pages) every change
-    sends the whole, small list again.
+    sends the whole, small list again, at most once per ``min_interval`` seconds (reports
+    arriving meanwhile are sent together).
     """
     sub = await hub.subscribe(race_id)
     try:
@@ -183,12 +206,16 @@ async def race_events(
         yield render_all(state, mine)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + STREAM_SECONDS
+        last_sent = loop.time()
         while loop.time() < deadline:
             try:
                 item = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_SECONDS)
             except TimeoutError:
                 yield ": keep-alive\n\n"
                 continue
+            wait = last_sent + min_interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
             batch = [item]
             while not sub.queue.empty():
                 batch.append(sub.queue.get_nowait())
@@ -209,6 +236,7 @@ async def race_events(
                 changed.append(p)
             if not changed:
                 continue
+            last_sent = loop.time()
             if render_one is None:
                 yield render_all(state, mine)
             else:
@@ -223,7 +251,7 @@ def _html_stream(race_id: str, player: str) -> StreamingResponse:
         return _sse(_rows_html(list(state.values()), mine))
 
     return StreamingResponse(
-        race_events(race_id, player, render_all),
+        race_events(race_id, player, render_all, min_interval=HTML_MIN_INTERVAL),
         media_type="text/event-stream",
         headers=SSE_HEADERS,
     )

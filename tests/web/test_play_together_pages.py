@@ -99,3 +99,20 @@ def test_privacy_page_name_form(app: FastAPI) -> None:
     r = post_form(p, "/settings/profile", display_name="x" * 30, on_leaderboards="on")
     assert r.status_code == 422 and "at most 24 characters" in r.text
     assert p.get("/api/profile").json()["display_name"] == "Quick Fox"
+
+
+def test_the_live_panel_shows_leaders_and_you_not_a_crowd() -> None:
+    from app.services.race import Progress
+    from app.web.play_together import PANEL_ROWS, _rows_html, panel_rows
+
+    def row(entry: int, moves: int, suits: int, status: str) -> Progress:
+        return Progress(entry, f"P{entry}", moves, suits, status, True, moves + 1)
+
+    rows = [row(k, 10 + k, k % 4, "playing") for k in range(1, 30)]
+    rows += [row(40, 120, 4, "won"), row(41, 100, 4, "won")]
+    shown, more = panel_rows(rows, frozenset({1}))
+    assert [p.entry for p in shown[:2]] == [41, 40]  # winners first, fewest moves first
+    assert len(shown) == PANEL_ROWS + 1 and shown[-1].entry == 1  # you, though far behind
+    assert more == len(rows) - len(shown)
+    html = _rows_html(rows, frozenset({1}))
+    assert f"and {more} more on this deal" in html and html.count("<li") == PANEL_ROWS + 1
