@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -208,11 +209,18 @@ def main(argv: list[str] | None = None) -> int:
             server = LiveServer(url, workers=args.workers, env={"RATE_LIMITS": "off"}, log_path=log)
             with server:
                 start = time.monotonic()
+                cpu = time.process_time()
                 stats = asyncio.run(
                     run_load(server.url, args.players, args.actions, args.seconds, args.seed)
                 )
                 elapsed = time.monotonic() - start
+                cpu = time.process_time() - cpu
             print(report(stats, elapsed, args.players, args.workers))
+            # The load generator shares this machine's cores with the server and PostgreSQL.
+            print(
+                f"  load generator CPU {cpu:.1f} s of {elapsed:.1f} s wall "
+                f"({os.cpu_count()} cores on this machine)"
+            )
             if stats.errors:
                 print("--- server log (tail) ---")
                 print("\n".join(log.read_text(errors="replace").splitlines()[-40:]))
