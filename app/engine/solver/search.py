@@ -573,7 +573,10 @@ class _Search:
                     self.unmake_move(rec)
                     continue
             seen.add(key)  # a position proved lost is remembered as explored, too
-            if prune and self.needs_check(b, base):
+            if prune and (
+                self.needs_check(b, base)
+                or (base == 0 and not self.wasp and all(cols))  # filled the last empty column
+            ):
                 self.dead_checks += 1
                 if self.is_dead():
                     self.dead_cuts += 1
