@@ -24,8 +24,11 @@ Facts the search stands on (RULES.md):
   empty column (which needs some column's deepest card to leave) or with its completed run.
   ``dead_reason`` computes the least fixpoint of these "can happen" facts; a required event
   outside it is a proof of loss. New constraints appear only when a moved group comes to lie
-  above a card's predecessor in one column, or with the deal, so the check runs at the start,
-  after the deal and after such moves only.
+  above a card's predecessor in one column, when a King fills the last empty column, or with the
+  deal, so the check runs at the start, after the deal and after such moves only (skipping a
+  check can only miss a proof, never make a wrong one).
+- Safe joins: a card joining a column that holds its suit's run from the King down to the
+  successor is taken as a forced move (see ``_Search.safe_joins``).
 - Transpositions: a position is keyed by "which card lies directly on which" (plus the
   face-down flags and the stock): columns are interchangeable once the stock is dealt, and
   columns 4-7 are interchangeable before.
