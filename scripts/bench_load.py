@@ -161,12 +161,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def report(stats: Stats, elapsed: float, players: int, workers: int) -> str:
+def report(
+    stats: Stats, elapsed: float, players: int, workers: int, rate_limits: str = "off"
+) -> str:
     everything = [x for values in stats.latencies.values() for x in values]
     requests = len(everything)
     lines = [
         f"bench-load: {players} players, {workers} uvicorn workers, PostgreSQL, "
-        f"RATE_LIMITS=off, {elapsed:.1f} s",
+        f"RATE_LIMITS={rate_limits}, {elapsed:.1f} s",
         f"  requests      {requests:7d}   {requests / elapsed:8.1f} req/s",
         f"  game actions  {stats.actions:7d}   {stats.actions / elapsed:8.1f} actions/s "
         "(moves, deals, undos, redos)",
@@ -195,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers (2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
+        "--with-rate-limits",
+        action="store_true",
+        help="keep rate limits on (limits set out of reach) to measure what counting costs",
+    )
+    parser.add_argument(
         "--database-url",
         default=None,
         help="use this (migrated) database instead of a fresh PostgreSQL one",
@@ -206,7 +213,14 @@ def main(argv: list[str] | None = None) -> int:
 
         def go(url: str) -> int:
             migrate(url)
-            server = LiveServer(url, workers=args.workers, env={"RATE_LIMITS": "off"}, log_path=log)
+            env = {"RATE_LIMITS": "off"}
+            if args.with_rate_limits:
+                env = {
+                    "RATE_LIMITS": "on",
+                    "RATE_LIMIT_GAMES": "1000000",
+                    "RATE_LIMIT_ACTIONS": "1000000",
+                }
+            server = LiveServer(url, workers=args.workers, env=env, log_path=log)
             with server:
                 start = time.monotonic()
                 cpu = time.process_time()
@@ -215,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 elapsed = time.monotonic() - start
                 cpu = time.process_time() - cpu
-            print(report(stats, elapsed, args.players, args.workers))
+            print(report(stats, elapsed, args.players, args.workers, env["RATE_LIMITS"]))
             # The load generator shares this machine's cores with the server and PostgreSQL.
             print(
                 f"  load generator CPU {cpu:.1f} s of {elapsed:.1f} s wall "
