@@ -176,3 +176,12 @@ def test_retention_service_rechecks_and_validates(fresh_db_url: str, engine: Eng
         assert bad.returncode == 2 and "at least 1 day" in bad.stderr
     finally:
         db.close()
+
+
+def test_retention_command_reports_an_unreachable_database() -> None:
+    from scripts.liveserver import free_port
+
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/nowhere"
+    result = _retention(url, "--days", "30")
+    assert result.returncode == 1
+    assert "could not be used" in result.stderr and "Traceback" not in result.stderr
