@@ -10,7 +10,7 @@ Environment variables (all optional in development):
 - ``RATE_LIMITS``: only the literal value ``off`` switches rate limits off.
 - ``RATE_LIMIT_GAMES``, ``RATE_LIMIT_ACTIONS``, ``RATE_LIMIT_WINDOW_SECONDS``: per player, at
   most that many new games / actions (moves, deals, undo, redo, hints) per window
-  (default 60 and 600 per 60 s: no human player meets them). Counted in the database.
+  (default 300 and 3000 per 60 s: no human player comes near them). Counted in the database.
 - ``RETENTION_DAYS``: ``python -m app.retention`` removes unfinished games of players unseen
   for this many days (default 180).
 - ``TRUSTED_PROXIES``: addresses/networks (comma separated, or ``*``) whose
@@ -50,8 +50,8 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///./scorpion.db"
     secret_key: str = DEV_SECRET_KEY
     rate_limits: str = "on"
-    rate_limit_games: int = Field(default=60, ge=1)
-    rate_limit_actions: int = Field(default=600, ge=1)
+    rate_limit_games: int = Field(default=300, ge=1)
+    rate_limit_actions: int = Field(default=3000, ge=1)
     rate_limit_window_seconds: int = Field(default=60, ge=1)
     retention_days: int = Field(default=180, ge=1)
     trusted_proxies: str = "127.0.0.1,::1"

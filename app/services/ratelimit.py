@@ -13,7 +13,7 @@ and a request over the limit is turned away before any game is touched: nothing 
 On PostgreSQL that transaction commits with ``synchronous_commit = off``: a counter lost in a
 crash is harmless, and the action's own commit stays the only one that waits for the disk.
 
-Defaults (``Settings``): 60 games and 600 actions per player per 60 s window, which no human
+Defaults (``Settings``): 300 games and 3000 actions per player per 60 s window, which no human
 player meets. ``RATE_LIMITS=off`` (that exact value) switches every limit off: nothing is
 counted at all.
 

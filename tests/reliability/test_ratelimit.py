@@ -55,7 +55,7 @@ def test_settings_only_exact_off_switches_limits_off() -> None:
     for value in ("on", "OFF", "Off", "false", "0", "no", "", " off"):
         assert _settings(rate_limits=value).rate_limits_enabled, value
     defaults = Settings()
-    assert defaults.rate_limit_games == 60 and defaults.rate_limit_actions == 600
+    assert defaults.rate_limit_games == 300 and defaults.rate_limit_actions == 3000
     assert defaults.rate_limit_window_seconds == 60
 
 
