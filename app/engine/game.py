@@ -46,6 +46,9 @@ class Move(NamedTuple):
     to_column: int
 
 
+# Builds a Move without the keyword handling of the NamedTuple constructor (hot path).
+_new_move = tuple.__new__
+
 # An action of the log: ("move", from_column, from_index, to_column), ("deal",),
 # ("undo",) or ("redo",).
 Action = tuple[str, ...] | tuple[str, int, int, int]
@@ -402,7 +405,7 @@ class Game:
             if c >= 0 and c != t:
                 i = wi[p]
                 if i >= hidden[c]:
-                    out.append(Move(c, i, t))
+                    out.append(_new_move(Move, (c, i, t)))
         if empties:
             stock_left = bool(self.stock)
             if self.variant.empty_accepts_any:
@@ -426,7 +429,7 @@ class Game:
                         and not (stock_left and (c < STOCK_COLUMNS or t < STOCK_COLUMNS))
                     ):
                         continue
-                    out.append(Move(c, i, t))
+                    out.append(_new_move(Move, (c, i, t)))
         return out
 
     @property
