@@ -38,7 +38,11 @@ class Player:
     """One browser: a TestClient with its own cookies, and its CSRF token."""
 
     def __init__(self, app: FastAPI, base_url: str = "http://testserver") -> None:
-        self.http = TestClient(app, base_url=base_url)
+        self._open(TestClient(app, base_url=base_url))
+
+    def _open(self, http: Any) -> None:
+        """Use ``http`` (any client with the httpx interface) and read the session."""
+        self.http = http
         r = self.http.get("/api/session")
         assert r.status_code == 200, r.text
         body = r.json()

@@ -20,10 +20,12 @@ from typing import Any
 import httpx2
 import pytest
 
-from app.engine import Game, code, deal_from_number, format_deal, parse_deal
+from app.engine import Game, deal_from_number, format_deal
+from tests.api import helpers
 
 ROOT = Path(__file__).resolve().parents[2]
-KNOWN_WIN = json.loads((ROOT / "tests" / "data" / "known_wins.json").read_text())[0]
+KNOWN_WIN = helpers.KNOWN_WIN
+GAME_KEYS = set(helpers.GAME_KEYS)
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -125,64 +127,14 @@ def server(
         assert "Traceback" not in errors, errors[-3000:]
 
 
-class Player:
-    """One browser: its own cookie jar and CSRF token."""
+class Player(helpers.Player):
+    """One browser over real HTTP: its own cookie jar and CSRF token."""
 
     def __init__(self, base: str) -> None:
-        self.http = httpx2.Client(base_url=base, timeout=15)
-        r = self.http.get("/api/session")
-        assert r.status_code == 200
-        body = r.json()
-        assert set(body) >= {"player", "csrf_token"}
-        self.id = body["player"]
-        self.token = body["csrf_token"]
-
-    def post(self, path: str, body: Any = None, **kw: Any) -> httpx2.Response:
-        headers = {"X-CSRF-Token": self.token}
-        if body is None:
-            return self.http.post(path, headers=headers, **kw)
-        return self.http.post(path, json=body, headers=headers, **kw)
-
-    def delete(self, path: str) -> httpx2.Response:
-        return self.http.delete(path, headers={"X-CSRF-Token": self.token})
-
-    def get(self, path: str) -> httpx2.Response:
-        return self.http.get(path)
-
-    def new_game(self, **body: Any) -> dict[str, Any]:
-        r = self.post("/api/games", {"variant": "scorpion", **body})
-        assert r.status_code == 201, r.text
-        return r.json()
+        self._open(httpx2.Client(base_url=base, timeout=15))
 
 
-GAME_KEYS = {
-    "id",
-    "variant",
-    "deal_number",
-    "status",
-    "columns",
-    "stock",
-    "completed",
-    "moves",
-    "version",
-    "can_undo",
-    "can_redo",
-}
-
-
-def _hidden_codes(deal_text: str, variant: str = "scorpion") -> set[str]:
-    game = Game.new(variant, parse_deal(deal_text))
-    out = {code(c) for c in game.stock}
-    for ci, col in enumerate(game.cols):
-        out |= {code(c) for c in col[: game.hidden[ci]]}
-    return out
-
-
-def _assert_error(r: httpx2.Response, status: int) -> None:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert isinstance(body.get("detail"), str) and body["detail"].strip()
-    assert "Traceback" not in r.text
+_assert_error = helpers.assert_error
 
 
 def test_session_sets_an_httponly_cookie(server: LiveServer) -> None:
@@ -202,9 +154,7 @@ def test_new_numbered_game_matches_its_deal_and_hides_face_down_cards(server: Li
     assert g["moves"] == 0 and g["can_undo"] is False and g["can_redo"] is False
     view = Game.new("scorpion", deal_from_number(1)).public_view()
     assert g["columns"] == view.columns
-    text = json.dumps(g)
-    for hidden in _hidden_codes(format_deal(deal_from_number(1))):
-        assert f'"{hidden}"' not in text
+    helpers.assert_no_hidden_card(json.dumps(g), helpers.mirror(deal_number=1))
     again = p.get(f"/api/games/{g['id']}")
     assert again.status_code == 200 and again.json() == g
 
@@ -337,13 +287,7 @@ def test_a_known_deal_is_won_and_then_finished(server: LiveServer) -> None:
     g = p.new_game(deal=KNOWN_WIN["deal"])
     gid = g["id"]
     for action in KNOWN_WIN["line"]:
-        if action[0] == "deal":
-            r = p.post(f"/api/games/{gid}/deal")
-        else:
-            _, a, i, b = action
-            r = p.post(
-                f"/api/games/{gid}/moves", {"from_column": a, "from_index": i, "to_column": b}
-            )
+        r = p.apply(gid, action)
         assert r.status_code == 200, r.text
     won = r.json()
     assert won["status"] == "won"
