@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -34,7 +33,7 @@ from typing import Any
 import httpx2
 import psycopg
 
-from app.engine import Game, deal_from_number
+from scripts.bench_engine import long_log
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -117,33 +116,6 @@ def _server(url: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def long_log(length: int, seed: int = 11) -> tuple[int, list[Action]]:
-    """A deal number and a log of ``length`` legal actions (moves, deal, undo, redo)."""
-    rng = random.Random(seed)
-    number = 7
-    while True:
-        game = Game.new("scorpion", deal_from_number(number))
-        log: list[Action] = []
-        while len(log) < length:
-            hints = game.hints()
-            roll = rng.random()
-            if roll < 0.1 and game.can_undo:
-                action: Action = ("undo",)
-            elif roll < 0.15 and game.can_redo:
-                action = ("redo",)
-            elif hints:
-                action = ("move", *hints[rng.randrange(len(hints))])
-            elif game.can_deal:
-                action = ("deal",)
-            else:
-                break
-            game.apply(action)
-            log.append(action)
-        if len(log) == length:
-            return number, log
-        number += 1
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -17,7 +17,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from app.engine import Game, deal_from_number
+from app.engine import Action, Game, deal_from_number
 from tests.engine import reference as ref
 
 
@@ -61,23 +61,22 @@ def _reference_steps(n_steps: int, seed: int) -> float:
     return (time.perf_counter() - t0) / n_steps
 
 
-def _long_log(length: int, seed: int) -> tuple[tuple[int, ...], list[tuple]]:
+def long_log(length: int, seed: int = 11) -> tuple[int, list[Action]]:
+    """A deal number and a log of ``length`` legal actions (moves, deal, undo, redo)."""
     rng = random.Random(seed)
     number = 7
     while True:
-        deal = deal_from_number(number)
-        game = Game.new("scorpion", deal)
-        log: list[tuple] = []
+        game = Game.new("scorpion", deal_from_number(number))
+        log: list[Action] = []
         while len(log) < length:
             hints = game.hints()
             roll = rng.random()
             if roll < 0.1 and game.can_undo:
-                action: tuple = ("undo",)
+                action: Action = ("undo",)
             elif roll < 0.15 and game.can_redo:
                 action = ("redo",)
             elif hints:
-                m = hints[rng.randrange(len(hints))]
-                action = ("move", *m)
+                action = ("move", *hints[rng.randrange(len(hints))])
             elif game.can_deal:
                 action = ("deal",)
             else:
@@ -85,7 +84,7 @@ def _long_log(length: int, seed: int) -> tuple[tuple[int, ...], list[tuple]]:
             game.apply(action)
             log.append(action)
         if len(log) == length:
-            return deal, log
+            return number, log
         number += 1
 
 
@@ -110,7 +109,8 @@ def main() -> None:
     print(f"reference hint+move step: {plain * 1e6:8.2f} us   ({1 / plain:,.0f} steps/s)")
     print(f"speed-up over the plain reference: {plain / eng:.1f}x (target: >= 20x, < 20 us)")
 
-    deal, log = _long_log(300, 11)
+    number, log = long_log(300)
+    deal = deal_from_number(number)
     replay = _median_time(lambda: Game.replay("scorpion", deal, log), 50)
     print(f"rebuild a 300-step game from its log: {replay * 1e3:.3f} ms")
 
