@@ -100,6 +100,7 @@ def _state(row: Any, game: Game | None = None) -> GameState:
         created_at=row.created_at,
         updated_at=row.updated_at,
         finished_at=row.finished_at,
+        race_id=row.race_id,
     )
 
 

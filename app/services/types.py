@@ -27,6 +27,7 @@ class GameState:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    race_id: str | None = None  # set when the game plays a shared deal (daily, challenge)
 
 
 @dataclass(frozen=True, slots=True)

@@ -340,7 +340,8 @@ def play(
         return render(request, "play.html", ctx, block="game")
     from app.web.play_together import race_panel_for_game  # (it imports this module)
 
-    ctx["race"] = race_panel_for_game(db, player, state.id)  # live race of a shared deal
+    # The live race of a shared deal (a game in no race has no race_id: no query needed).
+    ctx["race"] = race_panel_for_game(db, player, state.id) if state.race_id else None
     return render(request, "play.html", ctx)
 
 
