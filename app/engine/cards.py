@@ -11,7 +11,6 @@ from __future__ import annotations
 SUITS = "SHDC"
 RANKS = "A23456789TJQK"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
-SUIT_SINGULAR = ("spade", "heart", "diamond", "club")
 RANK_NAMES = (
     "ace",
     "two",
@@ -35,19 +34,6 @@ Card = int
 
 _CODES = tuple(r + s for s in SUITS for r in RANKS)
 _BY_CODE = {code: i for i, code in enumerate(_CODES)}
-
-
-def suit_of(card: Card) -> int:
-    return card // 13
-
-
-def rank_of(card: Card) -> int:
-    """Rank index: 0 for an Ace, 12 for a King."""
-    return card % 13
-
-
-def make_card(rank_index: int, suit: int) -> Card:
-    return suit * 13 + rank_index
 
 
 def code(card: Card) -> str:

@@ -173,9 +173,6 @@ class Game:
     def can_deal(self) -> bool:
         return bool(self.stock) and not self.won
 
-    def is_face_up(self, column: int, index: int) -> bool:
-        return index >= self.hidden[column]
-
     # -- actions ------------------------------------------------------------------------
 
     def apply(self, action: Action) -> None:

@@ -4,7 +4,7 @@ The server is ``uvicorn app.main:app`` in a subprocess on a free port, with a fr
 database migrated by ``alembic upgrade head``. Every page records console errors, page errors
 and failed requests; a test fails if any occurred. Run these tests in their own pytest call
 (``pytest tests/e2e``): sync Playwright does not mix with async tests in one process.
-Never ``playwright install``: the browser is ``/usr/bin/chromium``.
+Playwright downloads nothing: the browser is Debian's ``/usr/bin/chromium``.
 """
 
 from __future__ import annotations
