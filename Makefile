@@ -6,7 +6,9 @@ PIP := $(PY) -m pip
 
 .PHONY: run test lint bench bench-load bench-solver bench-sse venv
 
+# The venv, made with $(PYTHON) (>= 3.11); on Debian python3-venv is installed first if missing.
 $(PY):
+	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh venv
 	$(PYTHON) -m venv $(VENV)
 
 venv: $(PY)
@@ -17,11 +19,14 @@ run: $(PY)
 	$(PY) -m alembic upgrade head
 	$(PY) -m uvicorn app.main:app --host 127.0.0.1 --port 8000
 
-# Install what the tests need, then the whole suite: everything but the browser tests,
-# then the browser tests in their own pytest call (sync Playwright must not share a process
-# with the async tests).
+# Install what the tests need (Debian's chromium, docker-compose and caddy when missing, then
+# the pip packages), lint, then the whole suite: everything but the browser tests, then the
+# browser tests in their own pytest call (sync Playwright must not share a process with the
+# async tests). Any non-zero pytest exit fails the target, 5 ("no tests collected") included.
 test: $(PY)
+	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh test
 	$(PIP) install -q -e '.[test]'
+	$(MAKE) --no-print-directory lint
 	$(PY) -m pytest --ignore=tests/e2e
 	$(PY) -m pytest tests/e2e
 
