@@ -10,10 +10,12 @@
 # Idempotent and quick: when everything is present it only looks, and never runs
 # `apt-get update`. When something is missing it uses apt-get as root, sudo otherwise, and
 # stops with a clear message when neither is possible. PYTHON names the interpreter
-# (default python3), as in the Makefile.
+# (default python3), as in the Makefile; CHROMIUM the browser the tests drive (default
+# /usr/bin/chromium, only changed by tests/test_system_deps.py).
 set -eu
 
 PYTHON="${PYTHON:-python3}"
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 missing=""
 
 need() { # need PACKAGE: remember a package to install (once)
@@ -42,7 +44,7 @@ check_venv() {
 }
 
 check_test() {
-    [ -x /usr/bin/chromium ] || need chromium
+    [ -x "$CHROMIUM" ] || need chromium
     command -v docker-compose >/dev/null 2>&1 || need docker-compose
     command -v caddy >/dev/null 2>&1 || need caddy
 }
