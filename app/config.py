@@ -28,6 +28,8 @@ Environment variables (all optional in development):
 - ``DAILY_SECRET``: chooses each day's daily deal (HMAC-SHA256 over "variant|YYYY-MM-DD"), so
   nobody can work out a coming day's deal from the public code. Default: derived from
   ``SECRET_KEY``. Changing it changes the deals of the days not yet played.
+- ``MAX_BODY_BYTES``: request bodies over this many bytes (default 65536) are refused with
+  ``413`` before they are read, on every route (``app/web/body_limit.py``).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 """
@@ -64,6 +66,7 @@ class Settings(BaseSettings):
     analysis_workers: int = Field(default=1, ge=1, le=8)
     daily_secret: str = ""
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
 
     @field_validator("database_url")
     @classmethod

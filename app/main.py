@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
 from app.web import analysis_pages, api, api_analysis, errors_db, pages, play_together
+from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import IdentityMiddleware
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app, getattr(pages, "render_error", None))
     errors_db.install(app)  # 503 on the other database faults, 429 on rate limits
     app.add_middleware(IdentityMiddleware, settings=settings)
+    app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
     app.add_middleware(SecurityHeadersMiddleware)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 

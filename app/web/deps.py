@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
 from app.services import new_player_id
-from app.web.security import cookie_secure
+from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSRF_HEADER = "x-csrf-token"
@@ -72,7 +72,9 @@ def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
 
 
 def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
-    if not token:
+    """Whether ``token`` is ``player_id``'s CSRF token. Anything else, a token with non-ASCII
+    characters included (``hmac.compare_digest`` refuses to compare those), is simply wrong."""
+    if not token or not token.isascii():
         return False
     return hmac.compare_digest(csrf_token_for(player_id, settings), token)
 
@@ -93,6 +95,8 @@ def _cookie_header(conn: HTTPConnection, settings: Settings, value: str, max_age
 
 
 def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
+    """Whether ``Origin`` is this site: a ``TRUSTED_ORIGINS`` entry, or the request's own host
+    reached with the same scheme (``http://site`` does not vouch for ``https://site``)."""
     if origin == "null":
         return False
     if origin.rstrip("/") in settings.trusted_origin_list:
@@ -101,10 +105,11 @@ def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
     if not host:
         return False
     try:
-        netloc = urlsplit(origin).netloc
+        parts = urlsplit(origin)
     except ValueError:
         return False
-    return netloc.lower() == host.lower()
+    scheme = "https" if request_is_https(conn, settings.trusted_proxies) else "http"
+    return parts.scheme.lower() == scheme and parts.netloc.lower() == host.lower()
 
 
 async def _send_forbidden(
