@@ -101,7 +101,16 @@ def is_legal(p: RefPosition, a: int, i: int, b: int) -> bool:
 
 def legal_moves(p: RefPosition) -> set[tuple[int, int, int]]:
     """Column-to-column moves as (from_column, from_index, to_column) (the base game's form)."""
-    return {(m[1], m[2], m[4]) for m in all_moves(p) if m[0] == m[3] == "column"}
+    if len(p.completed) == 4 * p.rules.decks:
+        return set()
+    n = len(p.cols)
+    return {
+        (a, i, b)
+        for a in range(n)
+        for i in range(len(p.cols[a]))
+        for b in range(n)
+        if is_legal(p, a, i, b)
+    }
 
 
 def all_moves(p: RefPosition) -> set[RefMove]:
