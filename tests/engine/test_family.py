@@ -582,3 +582,12 @@ def test_the_solver_refuses_variants_it_does_not_cover_yet() -> None:
     for vid in ("scorpion-head", "double-scorpion", "scorpion-tail"):
         with pytest.raises(SolverUnsupported, match="does not cover"):
             solve_deal(vid, deal_from_number(1, vid), 0.1)
+
+
+def test_a_pile_move_survives_pickling_and_copying() -> None:
+    import copy
+    import pickle
+
+    m = PileMove(3, 4, 1, "column", "cell")
+    assert pickle.loads(pickle.dumps(m)) == m and type(pickle.loads(pickle.dumps(m))) is PileMove
+    assert copy.deepcopy(m) == m
