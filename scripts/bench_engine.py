@@ -3,6 +3,9 @@
 Figures printed:
 - engine: a "step" is computing every hint and then applying one of them (or the deal),
   on random games, measured over many steps;
+- family: the same step in every variant of the Scorpion family (CPU time of this process,
+  so other work on the machine disturbs it less), with its ratio to the base game's step
+  (the target: no variant above 3x);
 - reference: the same with the plain implementation of ``tests/engine/reference.py``,
   which copies the whole position and tries every column pair;
 - replay: rebuilding a 300-step game from its deal and action log;
@@ -17,16 +20,21 @@ import statistics
 import time
 from collections.abc import Callable
 
-from app.engine import Action, Game, deal_from_number
+from app.engine import ALL_VARIANTS, Action, Game, deal_from_number
 from tests.engine import reference as ref
 
 
-def _engine_steps(n_steps: int, seed: int) -> float:
+def _engine_steps(
+    n_steps: int,
+    seed: int,
+    variant: str = "scorpion",
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
     rng = random.Random(seed)
     number = 1
-    game = Game.new("scorpion", deal_from_number(number))
+    game = Game.new(variant, deal_from_number(number, variant))
     done = 0
-    t0 = time.perf_counter()
+    t0 = clock()
     while done < n_steps:
         hints = game.hints()
         if hints:
@@ -35,10 +43,20 @@ def _engine_steps(n_steps: int, seed: int) -> float:
             game.deal()
         else:
             number += 1
-            game = Game.new("scorpion", deal_from_number(number))
+            game = Game.new(variant, deal_from_number(number, variant))
             continue
         done += 1
-    return (time.perf_counter() - t0) / n_steps
+    return (clock() - t0) / n_steps
+
+
+def family_steps(n_steps: int, seeds: tuple[int, ...] = (1, 2, 3)) -> dict[str, float]:
+    """Each variant's hint+move step time (CPU seconds, best of ``seeds``), in table order."""
+    best = {name: float("inf") for name in ALL_VARIANTS}
+    for seed in seeds:  # interleaved, so a busy moment does not hit one variant only
+        for name in ALL_VARIANTS:
+            t = _engine_steps(n_steps, seed, name, time.process_time)
+            best[name] = min(best[name], t)
+    return best
 
 
 def _reference_steps(n_steps: int, seed: int) -> float:
@@ -101,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--reference-steps", type=int, default=5_000)
+    parser.add_argument("--family-steps", type=int, default=20_000)
     args = parser.parse_args()
 
     eng = min(_engine_steps(args.steps, seed) for seed in (1, 2, 3))
@@ -108,6 +127,13 @@ def main() -> None:
     print(f"engine    hint+move step: {eng * 1e6:8.2f} us   ({1 / eng:,.0f} steps/s)")
     print(f"reference hint+move step: {plain * 1e6:8.2f} us   ({1 / plain:,.0f} steps/s)")
     print(f"speed-up over the plain reference: {plain / eng:.1f}x (target: >= 20x, < 20 us)")
+
+    family = family_steps(args.family_steps)
+    base = family["scorpion"]
+    print("family hint+move step (CPU time; target: every variant <= 3x the base game):")
+    for name, t in family.items():
+        flag = "" if t <= 3 * base else "   OVER 3x"
+        print(f"  {name:18s} {t * 1e6:8.2f} us   {t / base:5.2f}x{flag}")
 
     number, log = long_log(300)
     deal = deal_from_number(number)

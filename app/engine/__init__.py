@@ -3,12 +3,21 @@
 Public interface (everything else is internal):
 
 - ``Game``: a game in progress. ``Game.new(variant, deal)``, ``Game.replay(variant, deal,
-  actions)``, ``move(from_column, from_index, to_column)``, ``deal()``, ``undo()``, ``redo()``,
-  ``apply(action)``, ``hints()``, ``legal_moves()``, ``stuck``, ``status``,
-  ``public_view()``, ``to_snapshot()`` / ``Game.from_snapshot(text)``.
-- ``PublicView``: what a player may see; the only thing the web layer renders.
-- Deals: ``deal_from_number(n)``, ``parse_deal(text)``, ``format_deal(deal)``.
-- Variants: ``VARIANTS``, ``get_variant(name)``.
+  actions)``, ``move(from_column, from_index, to_column, from_pile="column",
+  to_pile="column")``, ``deal()``, ``undo()``, ``redo()``, ``apply(action)``, ``hints()``,
+  ``legal_moves()``, ``stuck``, ``status``, ``public_view()``, ``to_snapshot()`` /
+  ``Game.from_snapshot(text)``.
+- Moves: ``Move(from_column, from_index, to_column)`` (column to column) and ``PileMove``
+  (a ``Move`` plus ``from_pile``, ``to_pile``: ``"column"``/``"reserve"``/``"cell"``, each
+  kind numbered from 0); every move has ``.from_pile``/``.to_pile``; ``pile_move(...)``
+  builds the right one. ``game.move(*m)`` and ``("move", *m)`` work for both.
+- ``PublicView``: what a player may see; the only thing the web layer renders (with
+  ``reserves``, ``cells`` and ``runs_needed`` for the family).
+- Deals: ``deal_from_number(n, variant=None)``, ``parse_deal(text, variant=None)``,
+  ``format_deal(deal)`` (without a variant: one deck of 52 cards).
+- Variants: ``ALL_VARIANTS`` (the whole family, RULES.md table order), ``VARIANTS`` (the
+  variants the app serves today), ``get_variant(name)`` (any of the family),
+  ``variant_metadata()`` (``GET /api/variants``' list plus a one-line description).
 - Errors: ``EngineError`` (``IllegalMove``, ``StockEmpty``, ``NothingToUndo``,
   ``NothingToRedo``, ``GameFinished``), ``DealError``, ``SnapshotError``.
 
@@ -35,10 +44,18 @@ from .errors import (
     SnapshotError,
     StockEmpty,
 )
-from .game import Action, Game, Move, PublicView, Status
-from .variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
+from .game import PILES, Action, Game, Move, PileMove, PublicView, Status, pile_move
+from .variants import (
+    ALL_VARIANTS,
+    DEFAULT_VARIANT,
+    VARIANTS,
+    Variant,
+    get_variant,
+    variant_metadata,
+)
 
 __all__ = [
+    "ALL_VARIANTS",
     "Action",
     "Card",
     "DEFAULT_VARIANT",
@@ -53,6 +70,8 @@ __all__ = [
     "Move",
     "NothingToRedo",
     "NothingToUndo",
+    "PILES",
+    "PileMove",
     "PublicView",
     "SnapshotError",
     "Status",
@@ -67,4 +86,6 @@ __all__ = [
     "name",
     "parse_card",
     "parse_deal",
+    "pile_move",
+    "variant_metadata",
 ]

@@ -7,18 +7,30 @@ removed runs) so that undo restores the earlier arrangement exactly without repl
 ``to_snapshot`` writes the whole state (position, undo and redo stacks) in a compact,
 versioned form the server stores, so applying the next action never replays the log.
 
-Columns are numbered 0-6 (column 1 of RULES.md is column 0 here). Within a column, index
+Columns are numbered from 0 (column 1 of RULES.md is column 0 here). Within a column, index
 0 is the deepest card. The face-down cards of a column are always its deepest ones, so a
 column's face-down part is just a count: ``hidden[c]``.
+
+Every variant of the family is data (``Variant``): the number of decks and columns, the
+heights and face-down counts, the stock, reserves and free cells, same-suit or alternate-colour
+building. Reserves (``reserve``) and cells (``cells``) are lists of slots holding a card or -1
+(empty). Identical cards of two or three decks are told apart by physical ids (``cards.py``);
+card codes never say which deck.
+
+Piles: a move names its source and target piles as in API.md's ``from_pile``/``to_pile``
+(``"column"``, ``"reserve"``, ``"cell"``), each kind numbered from 0. A column-to-column move
+is a plain ``Move`` (three fields, as always); a move from or to a reserve or cell is a
+``PileMove`` (a ``Move`` with ``from_pile`` and ``to_pile`` as two more fields). Both carry
+``from_pile``/``to_pile`` attributes, and ``game.move(*m)`` and ``("move", *m)`` work for both.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple, cast
 
-from .cards import KING, SUITS, Card, code, name, run_of
+from .cards import KING, RANK_NAMES, SUITS, Card, code, is_red, name, run_of
 from .deals import Deal, check_deal
 from .errors import (
     GameFinished,
@@ -30,28 +42,98 @@ from .errors import (
 )
 from .variants import Variant, get_variant
 
-NUM_COLUMNS = 7
-STOCK_COLUMNS = 3  # the deal reaches columns 0, 1, 2
+NUM_COLUMNS = 7  # the base game's columns (a variant's own count: ``Variant.columns``)
+STOCK_COLUMNS = 3  # the base game's deal reaches columns 0, 1, 2
 SNAPSHOT_VERSION = 1
+PILES = ("column", "reserve", "cell")
+# Where a card lies (``where_col``): a column index >= 0, or one of these.
+_GONE = -1  # in the stock or in a removed run
+_IN_RESERVE = -2
+_IN_CELL = -3
 
 # Completed runs, indexed by suit: King (deepest) down to Ace.
 _RUNS = tuple(run_of(s) for s in range(4))
 
 
 class Move(NamedTuple):
-    """Pick up the card at ``from_index`` of ``from_column`` (and all on it) for ``to_column``."""
+    """Pick up the card at ``from_index`` of ``from_column`` (and all on it) for ``to_column``.
+
+    A column-to-column move. Moves from or to a reserve or a cell are ``PileMove``s.
+    """
 
     from_column: int
     from_index: int
     to_column: int
+
+    @property
+    def from_pile(self) -> str:
+        return "column"
+
+    @property
+    def to_pile(self) -> str:
+        return "column"
+
+
+class PileMove(Move):
+    """A move from a reserve or cell, or to a cell: ``Move``'s three fields then the piles.
+
+    ``from_column``/``to_column`` number the pile's own kind from 0; ``from_index`` is 0 for a
+    reserve or cell (and the exposed card's index for a column). As a tuple it is
+    ``(from_column, from_index, to_column, from_pile, to_pile)``, so ``game.move(*m)`` and
+    ``("move", *m)`` work for it as for a ``Move``.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, from_column: int, from_index: int, to_column: int, from_pile: str, to_pile: str
+    ) -> PileMove:
+        return tuple.__new__(cls, (from_column, from_index, to_column, from_pile, to_pile))
+
+    @property
+    def from_pile(self) -> str:
+        return cast(str, tuple.__getitem__(self, 3))
+
+    @property
+    def to_pile(self) -> str:
+        return cast(str, tuple.__getitem__(self, 4))
+
+    def __repr__(self) -> str:
+        return (
+            f"PileMove(from_column={self.from_column!r}, from_index={self.from_index!r}, "
+            f"to_column={self.to_column!r}, from_pile={self.from_pile!r}, "
+            f"to_pile={self.to_pile!r})"
+        )
+
+    def _asdict(self) -> dict[str, Any]:
+        return {
+            "from_column": self.from_column,
+            "from_index": self.from_index,
+            "to_column": self.to_column,
+            "from_pile": self.from_pile,
+            "to_pile": self.to_pile,
+        }
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
+        return tuple(self)
+
+
+def pile_move(
+    from_pile: str, from_column: int, from_index: int, to_pile: str, to_column: int
+) -> Move:
+    """The move between two piles: a plain ``Move`` when both are columns, else a ``PileMove``."""
+    if from_pile == "column" and to_pile == "column":
+        return Move(from_column, from_index, to_column)
+    return PileMove(from_column, from_index, to_column, from_pile, to_pile)
 
 
 # Builds a Move without the keyword handling of the NamedTuple constructor (hot path).
 _new_move = tuple.__new__
 
 # An action of the log: ("move", from_column, from_index, to_column), ("deal",),
-# ("undo",) or ("redo",).
-Action = tuple[str, ...] | tuple[str, int, int, int]
+# ("undo",) or ("redo",); a move from or to a reserve or cell:
+# ("move", from_column, from_index, to_column, from_pile, to_pile) (that is, ("move", *m)).
+Action = tuple[str, ...] | tuple[str, int, int, int] | tuple[str, int, int, int, str, str]
 
 Status = Literal["playing", "won"]
 
@@ -59,8 +141,12 @@ Status = Literal["playing", "won"]
 # bit 0: kind (0 move, 1 deal).
 # move: bits 1-3 from_column, 4-9 from_index, 10-12 to_column, 13-18 count,
 #       bit 19 run removed from source, 20 reveal in source,
-#       bit 21 run removed from target, 22 reveal in target.
-# deal: bits 1-6: for columns 0,1,2 a pair (run removed, reveal).
+#       bit 21 run removed from target, 22 reveal in target;
+#       (the family) bits 23-24 from_pile (0 column, 1 reserve, 2 cell), 25-26 to_pile,
+#       27-28 from_column >> 3, 29-30 to_column >> 3, 31-33 from_index >> 6, 34-36 count >> 6
+#       (all zero in the base game, whose records are unchanged).
+# deal: for each stock column k, bit 1 + 2k run removed, bit 2 + 2k reveal.
+_PILE_CODE = {"column": 0, "reserve": 1, "cell": 2}
 
 
 def _pack_move(a: int, i: int, b: int, n: int, sr: int, sv: int, tr: int, tv: int) -> int:
@@ -74,6 +160,64 @@ def _pack_move(a: int, i: int, b: int, n: int, sr: int, sv: int, tr: int, tv: in
         | (tr << 21)
         | (tv << 22)
     )
+
+
+def _pack_wide(a: int, i: int, b: int, n: int, fp: int, tp: int) -> int:
+    """The family's extension bits of a move record (0 for every base-game move)."""
+    return (
+        (fp << 23)
+        | (tp << 25)
+        | ((a >> 3) << 27)
+        | ((b >> 3) << 29)
+        | ((i >> 6) << 31)
+        | ((n >> 6) << 34)
+    )
+
+
+def _unpack(rec: int) -> tuple[int, int, int, int, int, int]:
+    """(from_column, from_index, to_column, count, from_pile, to_pile) of a move record."""
+    a = (rec >> 1 & 7) | (rec >> 27 & 3) << 3
+    i = (rec >> 4 & 63) | (rec >> 31 & 7) << 6
+    b = (rec >> 10 & 7) | (rec >> 29 & 3) << 3
+    n = (rec >> 13 & 63) | (rec >> 34 & 7) << 6
+    return a, i, b, n, rec >> 23 & 3, rec >> 25 & 3
+
+
+class _Rules:
+    """A variant's rules as lookup tables, built once per variant (internal)."""
+
+    __slots__ = ("feeders", "kings", "run_mode", "ncards")
+
+    def __init__(self, v: Variant) -> None:
+        n = 52 * v.decks
+        self.ncards = n
+        feeders: list[tuple[int, ...]] = []
+        for top in range(n):
+            rank = top % 13
+            if rank == 0:
+                feeders.append(())
+                continue
+            suit = top // 13 % 4
+            if v.alternate:
+                suits = [s for s in range(4) if is_red(s * 13) != is_red(top)]
+            else:
+                suits = [suit]
+            feeders.append(tuple(d * 52 + s * 13 + rank - 1 for s in suits for d in range(v.decks)))
+        self.feeders = tuple(feeders)
+        self.kings = tuple(d * 52 + s * 13 + KING for s in range(4) for d in range(v.decks))
+        # 0: one deck, same suit (cards compared as they are); 1: same suit, several decks
+        # (compared modulo 52); 2: alternate colours.
+        self.run_mode = 2 if v.alternate else (1 if v.decks > 1 else 0)
+
+
+_RULES: dict[str, _Rules] = {}
+
+
+def _rules(v: Variant) -> _Rules:
+    r = _RULES.get(v.name)
+    if r is None:
+        r = _RULES[v.name] = _Rules(v)
+    return r
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +235,11 @@ class PublicView:
     can_undo: bool
     can_redo: bool
     status: Status
+    # The family (API.md, "Extensions"): face-up reserve and cell cards (None for an empty
+    # slot; empty lists where the variant has none) and the runs that win.
+    reserves: list[str | None] = field(default_factory=list)
+    cells: list[str | None] = field(default_factory=list)
+    runs_needed: int = 4
 
 
 class Game:
@@ -106,20 +255,63 @@ class Game:
         "future",
         "where_col",
         "where_idx",
+        "reserve",
+        "cells",
+        "runs",
+        "ncols",
+        "nstock",
+        "runs_needed",
+        "_feeders",
+        "_kings",
+        "_run_mode",
+        "_wide",
     )
 
     def __init__(self, variant: Variant, deal: Deal) -> None:
-        check_deal(deal)
-        self.variant = variant
-        self.cols: list[list[Card]] = [list(deal[7 * c : 7 * c + 7]) for c in range(NUM_COLUMNS)]
+        check_deal(deal, variant.decks)
+        self._setup(variant)
+        # Physical ids: the k-th copy of a card (in deal order) belongs to deck k.
+        if variant.decks == 1:
+            cards = list(deal)
+        else:
+            copies = [0] * 52
+            cards = []
+            for card in deal:
+                cards.append(card + 52 * copies[card])
+                copies[card] += 1
+        cols: list[list[Card]] = []
+        pos = 0
+        for h in variant.heights:
+            cols.append(cards[pos : pos + h])
+            pos += h
+        self.cols = cols
         self.hidden: list[int] = list(variant.face_down)
-        self.stock: list[Card] = list(deal[49:52])
+        dealt = cards[pos : pos + variant.dealt_reserves]
+        pos += variant.dealt_reserves
+        if variant.cells_start_full:
+            self.reserve: list[int] = []
+            self.cells: list[int] = dealt + [-1] * (variant.cells - len(dealt))
+        else:
+            self.reserve = dealt
+            self.cells = [-1] * variant.cells
+        self.stock: list[Card] = cards[pos:]
         self.completed: list[int] = []
+        self.runs: list[tuple[Card, ...]] = []  # the cards of removed runs, in removal order
         self.history: list[int] = []  # step records of steps taken, oldest first
         self.future: list[int] = []  # step records of undone steps, next redo last
-        self.where_col: list[int] = [-1] * 52
-        self.where_idx: list[int] = [-1] * 52
         self._index_all()
+
+    def _setup(self, variant: Variant) -> None:
+        rules = _rules(variant)
+        self.variant = variant
+        self.ncols = variant.columns
+        self.nstock = variant.stock
+        self.runs_needed = variant.runs_needed
+        self._feeders = rules.feeders
+        self._kings = rules.kings
+        self._run_mode = rules.run_mode
+        # Step records need the family's extension bits (more than 8 columns or 64 cards).
+        self._wide = variant.columns > 8 or variant.decks > 1
 
     # -- construction -------------------------------------------------------------------
 
@@ -137,24 +329,31 @@ class Game:
         return game
 
     def _index_all(self) -> None:
-        wc, wi = self.where_col, self.where_idx
-        for c in range(52):
-            wc[c] = -1
-            wi[c] = -1
+        n = 52 * self.variant.decks
+        wc = self.where_col = [_GONE] * n
+        wi = self.where_idx = [-1] * n
         for ci, col in enumerate(self.cols):
             for i, card in enumerate(col):
                 wc[card] = ci
                 wi[card] = i
+        for k, card in enumerate(self.reserve):
+            if card >= 0:
+                wc[card] = _IN_RESERVE
+                wi[card] = k
+        for k, card in enumerate(self.cells):
+            if card >= 0:
+                wc[card] = _IN_CELL
+                wi[card] = k
 
     # -- state --------------------------------------------------------------------------
 
     @property
     def status(self) -> Status:
-        return "won" if len(self.completed) == 4 else "playing"
+        return "won" if len(self.completed) == self.runs_needed else "playing"
 
     @property
     def won(self) -> bool:
-        return len(self.completed) == 4
+        return len(self.completed) == self.runs_needed
 
     @property
     def moves(self) -> int:
@@ -179,8 +378,17 @@ class Game:
         """Apply one action of the log."""
         kind = action[0]
         if kind == "move":
-            _, a, i, b = action
-            self.move(int(a), int(i), int(b))
+            if len(action) == 6:
+                self.move(
+                    int(action[1]),
+                    int(action[2]),
+                    int(action[3]),
+                    str(action[4]),
+                    str(action[5]),
+                )
+            else:
+                _, a, i, b = action
+                self.move(int(a), int(i), int(b))
         elif kind == "deal":
             self.deal()
         elif kind == "undo":
@@ -190,13 +398,25 @@ class Game:
         else:
             raise ValueError(f"unknown action {kind!r}")
 
-    def check_move(self, a: int, i: int, b: int) -> None:
+    def _no_column(self) -> IllegalMove:
+        return IllegalMove(f"There is no such column: columns are numbered 0 to {self.ncols - 1}.")
+
+    def check_move(
+        self, a: int, i: int, b: int, from_pile: str = "column", to_pile: str = "column"
+    ) -> None:
         """Raise ``IllegalMove`` (or ``GameFinished``) unless the move is legal."""
+        if from_pile != "column" or to_pile != "column":
+            self._check_pile_move(from_pile, a, i, to_pile, b)
+        else:
+            self._check_columns(a, i, b)
+
+    def _check_columns(self, a: int, i: int, b: int) -> None:
         if self.won:
             raise GameFinished("This game is won and finished: start a new game.")
         cols = self.cols
-        if not (0 <= a < NUM_COLUMNS and 0 <= b < NUM_COLUMNS):
-            raise IllegalMove("There is no such column: columns are numbered 0 to 6.")
+        n = self.ncols
+        if not (0 <= a < n and 0 <= b < n):
+            raise self._no_column()
         src = cols[a]
         if not 0 <= i < len(src):
             if not src:
@@ -208,27 +428,114 @@ class Game:
             raise IllegalMove("The card is already in that column.")
         card = src[i]
         dst = cols[b]
+        if dst:
+            if card % 13 != KING and card in self._feeders[dst[-1]]:
+                return
+        elif card % 13 == KING or self.variant.empty_accepts_any:
+            return
+        self._check_landing(card, b, "group")
+
+    def _check_landing(self, card: int, b: int, what: str) -> None:
+        """Raise ``IllegalMove`` unless ``card`` (leading a group) may land on column ``b``."""
+        dst = self.cols[b]
         if not dst:
             if self.variant.empty_accepts_any or card % 13 == KING:
                 return
+            led = ", or a group led by a King," if what == "group" else ""
             raise IllegalMove(
-                f"Only a King, or a group led by a King, can go into an empty column; "
-                f"the {name(card)} cannot."
+                f"Only a King{led} can go into an empty column; the {name(card)} cannot."
             )
         if card % 13 == KING:
             raise IllegalMove(
                 f"The {name(card)} cannot go on another card: a King can only move to an "
                 f"empty column."
             )
-        if dst[-1] != card + 1:
+        top = dst[-1]
+        if card not in self._feeders[top]:
+            if self.variant.alternate:
+                colour = "black" if is_red(card) else "red"
+                raise IllegalMove(
+                    f"The {name(card)} can only go on a {colour} {RANK_NAMES[card % 13 + 1]}, "
+                    f"not on the {name(top)}."
+                )
             raise IllegalMove(
-                f"The {name(card)} can only go on the {name(card + 1)}, not on the {name(dst[-1])}."
+                f"The {name(card)} can only go on the {name(card + 1)}, not on the {name(top)}."
             )
 
-    def move(self, a: int, i: int, b: int) -> None:
-        """Move the card at index ``i`` of column ``a``, with all on it, to column ``b``."""
-        self.check_move(a, i, b)
-        self.history.append(self._do_move(a, i, b))
+    def _check_pile_move(self, fp: str, a: int, i: int, tp: str, b: int) -> None:
+        if self.won:
+            raise GameFinished("This game is won and finished: start a new game.")
+        for pile in (fp, tp):
+            if pile not in PILES:
+                raise IllegalMove(
+                    f"There is no pile called {pile!r}: a pile is a column, a reserve or a cell."
+                )
+        if tp == "reserve":
+            raise IllegalMove("Nothing can ever be put onto a reserve card.")
+        if (fp == "reserve") and not self.reserve:
+            raise IllegalMove(f"{self.variant.title} has no reserve cards.")
+        if "cell" in (fp, tp) and not self.cells:
+            raise IllegalMove(f"{self.variant.title} has no free cells.")
+        if fp == "column":  # to a cell
+            if not 0 <= a < self.ncols:
+                raise self._no_column()
+            src = self.cols[a]
+            if not src:
+                raise IllegalMove(f"Column {a + 1} is empty: there is no card to pick up.")
+            if not 0 <= i < len(src):
+                raise IllegalMove(f"Column {a + 1} has no card at position {i}.")
+            if i != len(src) - 1:
+                raise IllegalMove(
+                    "Only the exposed card of a column, alone, can go into a free cell."
+                )
+            if not 0 <= b < len(self.cells):
+                raise IllegalMove(
+                    f"There is no such free cell: cells are numbered 0 to {len(self.cells) - 1}."
+                )
+            if self.cells[b] >= 0:
+                raise IllegalMove(f"Free cell {b + 1} already holds a card: a cell holds one.")
+            return
+        slots = self.reserve if fp == "reserve" else self.cells
+        label = "reserve" if fp == "reserve" else "free cell"
+        if not 0 <= a < len(slots):
+            raise IllegalMove(f"There is no such {label}: they are numbered 0 to {len(slots) - 1}.")
+        if i != 0:
+            raise IllegalMove(f"A {label} holds one card: its index is 0.")
+        card = slots[a]
+        if card < 0:
+            raise IllegalMove(f"The {label} {a + 1} is empty: there is no card to pick up.")
+        if tp == "cell":
+            if fp == "cell":
+                raise IllegalMove("A card never moves from one free cell to another.")
+            raise IllegalMove("A reserve card can only be played onto the tableau.")
+        if not 0 <= b < self.ncols:
+            raise self._no_column()
+        self._check_landing(card, b, "card")
+
+    def move(
+        self,
+        from_column: int,
+        from_index: int,
+        to_column: int,
+        from_pile: str = "column",
+        to_pile: str = "column",
+    ) -> None:
+        """Move the card at ``from_index`` of a pile, with all on it, to another pile.
+
+        Without piles: the card at index ``from_index`` of column ``from_column`` with all on
+        it, to column ``to_column``. ``from_pile`` may be ``"column"``, ``"reserve"`` or
+        ``"cell"``; ``to_pile`` ``"column"`` or ``"cell"`` (API.md, "Extensions").
+        """
+        if from_pile == "column" and to_pile == "column":
+            self._check_columns(from_column, from_index, to_column)
+            self.history.append(self._do_move(from_column, from_index, to_column))
+        else:
+            self._check_pile_move(from_pile, from_column, from_index, to_pile, to_column)
+            self.history.append(
+                self._do_pile_move(
+                    _PILE_CODE[from_pile], from_column, from_index, _PILE_CODE[to_pile], to_column
+                )
+            )
         self.future.clear()
 
     def _do_move(self, a: int, i: int, b: int) -> int:
@@ -258,7 +565,46 @@ class Game:
             if dst and len(dst) == hidden[b]:
                 hidden[b] -= 1
                 tv = 1
-        return _pack_move(a, i, b, len(group), sr, sv, tr, tv)
+        n = len(group)
+        if self._wide:
+            return _pack_move(a & 7, i & 63, b & 7, n & 63, sr, sv, tr, tv) | _pack_wide(
+                a, i, b, n, 0, 0
+            )
+        return _pack_move(a, i, b, n, sr, sv, tr, tv)
+
+    def _do_pile_move(self, fp: int, a: int, i: int, tp: int, b: int) -> int:
+        """A move from a reserve or cell to a column, or from a column to a cell."""
+        cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
+        sr = sv = tr = tv = 0
+        if tp == 2:  # the exposed card of column a into cell b
+            src = cols[a]
+            card = src.pop()
+            self.cells[b] = card
+            wc[card] = _IN_CELL
+            wi[card] = b
+            if src:
+                if len(src) == hidden[a]:
+                    hidden[a] -= 1
+                    sv = 1
+                elif self._remove_run(a):
+                    sr = 1
+                    if src and len(src) == hidden[a]:
+                        hidden[a] -= 1
+                        sv = 1
+        else:  # a reserve or cell card onto column b
+            slots = self.reserve if fp == 1 else self.cells
+            card = slots[a]
+            slots[a] = -1
+            dst = cols[b]
+            wc[card] = b
+            wi[card] = len(dst)
+            dst.append(card)
+            if self._remove_run(b):
+                tr = 1
+                if dst and len(dst) == hidden[b]:
+                    hidden[b] -= 1
+                    tv = 1
+        return _pack_move(a & 7, i & 63, b & 7, 1, sr, sv, tr, tv) | _pack_wide(a, i, b, 1, fp, tp)
 
     def _remove_run(self, c: int) -> bool:
         """Remove a completed run at the open end of column ``c``; True if there was one."""
@@ -266,32 +612,52 @@ class Game:
         n = len(col)
         if n < 13 or col[-1] % 13 != 0 or n - 13 < self.hidden[c]:
             return False
-        suit = col[-1] // 13
-        if col[-13:] != _RUNS[suit]:
-            return False
+        mode = self._run_mode
+        if mode == 0:
+            suit = col[-1] // 13
+            if col[-13:] != _RUNS[suit]:
+                return False
+        else:
+            top = col[-13:]
+            if mode == 1:
+                suit = col[-1] // 13 % 4
+                if [card % 52 for card in top] != _RUNS[suit]:
+                    return False
+            else:
+                red = is_red(top[0])
+                for k, card in enumerate(top):
+                    if card % 13 != 12 - k or is_red(card) != red:
+                        return False
+                    red = not red
+                suit = top[0] // 13 % 4  # a mixed run is named by its King's suit
+        run = tuple(col[-13:])
         del col[-13:]
         wc, wi = self.where_col, self.where_idx
-        for card in _RUNS[suit]:
-            wc[card] = -1
+        for card in run:
+            wc[card] = _GONE
             wi[card] = -1
         self.completed.append(suit)
+        self.runs.append(run)
         return True
 
     def _restore_run(self, c: int) -> None:
-        suit = self.completed.pop()
+        self.completed.pop()
+        run = self.runs.pop()
         col = self.cols[c]
         base = len(col)
-        col.extend(_RUNS[suit])
+        col.extend(run)
         wc, wi = self.where_col, self.where_idx
-        for k, card in enumerate(_RUNS[suit], base):
+        for k, card in enumerate(run, base):
             wc[card] = c
             wi[card] = k
 
     def deal(self) -> None:
-        """Deal the stock: one face-up card onto each of columns 0, 1, 2, in order."""
+        """Deal the stock: one face-up card onto each of the first columns, in order."""
         if self.won:
             raise GameFinished("This game is won and finished: start a new game.")
         if not self.stock:
+            if not self.nstock:
+                raise StockEmpty(f"{self.variant.title} has no stock to deal.")
             raise StockEmpty("The stock is empty: its cards have already been dealt.")
         self.history.append(self._do_deal())
         self.future.clear()
@@ -304,7 +670,7 @@ class Game:
             cols[c].append(card)
         self.stock = []
         rec = 1
-        for c in range(STOCK_COLUMNS):
+        for c in range(self.nstock):
             if self._remove_run(c):
                 rec |= 1 << (1 + 2 * c)
                 if cols[c] and len(cols[c]) == hidden[c]:
@@ -325,20 +691,24 @@ class Game:
     def _undo_record(self, rec: int) -> None:
         cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
         if rec & 1:  # deal
-            for c in range(STOCK_COLUMNS - 1, -1, -1):
+            for c in range(self.nstock - 1, -1, -1):
                 if rec >> (2 + 2 * c) & 1:
                     hidden[c] += 1
                 if rec >> (1 + 2 * c) & 1:
                     self._restore_run(c)
-            stock = [cols[c].pop() for c in range(STOCK_COLUMNS)]
+            stock = [cols[c].pop() for c in range(self.nstock)]
             for card in stock:
-                wc[card] = -1
+                wc[card] = _GONE
                 wi[card] = -1
             self.stock = stock
             return
-        a = rec >> 1 & 7
-        b = rec >> 10 & 7
-        n = rec >> 13 & 63
+        if self._wide or rec >> 23:
+            a, _i, b, n, fp, tp = _unpack(rec)
+        else:
+            a = rec >> 1 & 7
+            b = rec >> 10 & 7
+            n = rec >> 13 & 63
+            fp = tp = 0
         if rec >> 22 & 1:
             hidden[b] += 1
         if rec >> 21 & 1:
@@ -347,6 +717,23 @@ class Game:
             hidden[a] += 1
         if rec >> 19 & 1:
             self._restore_run(a)
+        if tp == 2:  # back from cell b to column a
+            card = self.cells[b]
+            self.cells[b] = -1
+            wc[card] = a
+            wi[card] = len(cols[a])
+            cols[a].append(card)
+            return
+        if fp:  # back from column b to its reserve or cell
+            card = cols[b].pop()
+            if fp == 1:
+                self.reserve[a] = card
+                wc[card] = _IN_RESERVE
+            else:
+                self.cells[a] = card
+                wc[card] = _IN_CELL
+            wi[card] = a
+            return
         dst, src = cols[b], cols[a]
         group = dst[-n:]
         del dst[-n:]
@@ -365,13 +752,17 @@ class Game:
         rec = self.future.pop()
         if rec & 1:
             self.history.append(self._do_deal())
+            return
+        a, i, b, _n, fp, tp = _unpack(rec)
+        if fp or tp:
+            self.history.append(self._do_pile_move(fp, a, i, tp, b))
         else:
-            self.history.append(self._do_move(rec >> 1 & 7, rec >> 4 & 63, rec >> 10 & 7))
+            self.history.append(self._do_move(a, i, b))
 
     # -- help ---------------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
-        """Every legal move, useful or not, ordered by (to_column, from_column, from_index)."""
+        """Every legal move, useful or not: column targets first (by column), then cells."""
         return self._moves(useful_only=False)
 
     def hints(self) -> list[Move]:
@@ -379,54 +770,73 @@ class Game:
 
         Moving a whole column into an empty column only changes which column the deal will
         reach: it is offered only while the stock holds cards and one of the two columns is
-        among the first three.
+        among those the deal reaches (never in a variant without a stock).
         """
         return self._moves(useful_only=True)
 
     def _moves(self, useful_only: bool) -> list[Move]:
-        if len(self.completed) == 4:
+        if len(self.completed) == self.runs_needed:
             return []
         cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
+        feeders = self._feeders
         out: list[Move] = []
         empties: list[int] = []
-        for t in range(NUM_COLUMNS):
+        for t in range(self.ncols):
             dst = cols[t]
             if not dst:
                 empties.append(t)
                 continue
-            top = dst[-1]
-            if top % 13 == 0:
-                continue  # nothing lands on an Ace
-            p = top - 1
-            c = wc[p]
-            if c >= 0 and c != t:
-                i = wi[p]
-                if i >= hidden[c]:
-                    out.append(_new_move(Move, (c, i, t)))
+            for p in feeders[dst[-1]]:
+                c = wc[p]
+                if c >= 0:
+                    if c != t:
+                        i = wi[p]
+                        if i >= hidden[c]:
+                            out.append(_new_move(Move, (c, i, t)))
+                elif c != _GONE:
+                    out.append(
+                        _new_move(
+                            PileMove,
+                            (wi[p], 0, t, "reserve" if c == _IN_RESERVE else "cell", "column"),
+                        )
+                    )
         if empties:
             stock_left = bool(self.stock)
+            nstock = self.nstock
+            piles: list[tuple[int, str]] = []
             if self.variant.empty_accepts_any:
                 leaders = [
-                    (c, i) for c in range(NUM_COLUMNS) for i in range(hidden[c], len(cols[c]))
+                    (c, i) for c in range(self.ncols) for i in range(hidden[c], len(cols[c]))
                 ]
+                piles = [(k, "reserve") for k, x in enumerate(self.reserve) if x >= 0]
+                piles += [(k, "cell") for k, x in enumerate(self.cells) if x >= 0]
             else:
                 leaders = []
-                for s in range(4):
-                    k = s * 13 + KING
+                for k in self._kings:
                     c = wc[k]
-                    if c >= 0 and wi[k] >= hidden[c]:
-                        leaders.append((c, wi[k]))
+                    if c >= 0:
+                        if wi[k] >= hidden[c]:
+                            leaders.append((c, wi[k]))
+                    elif c != _GONE:
+                        piles.append((wi[k], "reserve" if c == _IN_RESERVE else "cell"))
             for t in empties:
                 for c, i in leaders:
                     if c == t:
                         continue
-                    if (
-                        i == 0
-                        and useful_only
-                        and not (stock_left and (c < STOCK_COLUMNS or t < STOCK_COLUMNS))
-                    ):
+                    if i == 0 and useful_only and not (stock_left and (c < nstock or t < nstock)):
                         continue
                     out.append(_new_move(Move, (c, i, t)))
+                for k, kind in piles:
+                    out.append(_new_move(PileMove, (k, 0, t, kind, "column")))
+        cells = self.cells
+        if cells:
+            free = [k for k, x in enumerate(cells) if x < 0]
+            if free:
+                for c in range(self.ncols):
+                    n = len(cols[c])
+                    if n:
+                        for k in free:
+                            out.append(_new_move(PileMove, (c, n - 1, k, "column", "cell")))
         return out
 
     @property
@@ -450,6 +860,9 @@ class Game:
             can_undo=self.can_undo,
             can_redo=self.can_redo,
             status=self.status,
+            reserves=[None if c < 0 else code(c) for c in self.reserve],
+            cells=[None if c < 0 else code(c) for c in self.cells],
+            runs_needed=self.runs_needed,
         )
 
     def position_key(self) -> tuple[object, ...]:
@@ -460,23 +873,35 @@ class Game:
             tuple(self.hidden),
             tuple(self.stock),
             tuple(self.completed),
+            tuple(self.reserve),
+            tuple(self.cells),
         )
 
     def to_snapshot(self) -> str:
-        """A compact, versioned serialisation of the whole game state (stable across versions)."""
-        return json.dumps(
-            {
-                "v": SNAPSHOT_VERSION,
-                "variant": self.variant.name,
-                "cols": self.cols,
-                "hidden": self.hidden,
-                "stock": self.stock,
-                "done": self.completed,
-                "hist": self.history,
-                "fut": self.future,
-            },
-            separators=(",", ":"),
-        )
+        """A compact, versioned serialisation of the whole game state (stable across versions).
+
+        The base game's form is unchanged; a variant with reserves, cells, several decks or
+        alternate-colour runs adds only the fields it needs: ``res`` and ``cells`` (slots, -1
+        for an empty one) and ``runs`` (the cards of each removed run).
+        """
+        data: dict[str, Any] = {
+            "v": SNAPSHOT_VERSION,
+            "variant": self.variant.name,
+            "cols": self.cols,
+            "hidden": self.hidden,
+            "stock": self.stock,
+            "done": self.completed,
+            "hist": self.history,
+            "fut": self.future,
+        }
+        v = self.variant
+        if v.reserves:
+            data["res"] = self.reserve
+        if v.cells:
+            data["cells"] = self.cells
+        if self._run_mode:
+            data["runs"] = self.runs
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_snapshot(cls, snapshot: str) -> Game:
@@ -488,28 +913,34 @@ class Game:
             if data.get("v") != SNAPSHOT_VERSION:
                 raise SnapshotError(f"unknown snapshot version {data.get('v')!r}")
             game = cls.__new__(cls)
-            game.variant = get_variant(data["variant"])
+            v = get_variant(data["variant"])
+            game._setup(v)
             game.cols = [list(map(int, c)) for c in data["cols"]]
             game.hidden = list(map(int, data["hidden"]))
             game.stock = list(map(int, data["stock"]))
             game.completed = list(map(int, data["done"]))
             game.history = list(map(int, data["hist"]))
             game.future = list(map(int, data["fut"]))
+            game.reserve = list(map(int, data.get("res", [])))
+            game.cells = list(map(int, data.get("cells", [])))
+            if game._run_mode:
+                game.runs = [tuple(map(int, r)) for r in data["runs"]]
+            else:
+                game.runs = [tuple(_RUNS[s]) for s in game.completed]
         except SnapshotError:
             raise
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
             raise SnapshotError(f"unreadable snapshot: {exc}") from exc
-        if len(game.cols) != NUM_COLUMNS or len(game.hidden) != NUM_COLUMNS:
-            raise SnapshotError("a snapshot holds seven columns")
-        cards = sorted(
-            [c for col in game.cols for c in col]
-            + game.stock
-            + [c for s in game.completed for c in _RUNS[s]]
-        )
-        if cards != list(range(52)):
+        if len(game.cols) != v.columns or len(game.hidden) != v.columns:
+            words = {7: "seven", 10: "ten", 13: "thirteen"}
+            raise SnapshotError(f"a snapshot holds {words.get(v.columns, v.columns)} columns")
+        if len(game.reserve) != v.reserves or len(game.cells) != v.cells:
+            raise SnapshotError(f"a snapshot of {v.title} holds its reserves and cells")
+        if len(game.runs) != len(game.completed) or any(len(r) != 13 for r in game.runs):
+            raise SnapshotError("a snapshot's removed runs hold thirteen cards each")
+        cards = sorted(game.all_cards())
+        if cards != list(range(52 * v.decks)):
             raise SnapshotError("a snapshot holds each card exactly once")
-        game.where_col = [-1] * 52
-        game.where_idx = [-1] * 52
         game._index_all()
         return game
 
@@ -517,9 +948,14 @@ class Game:
         return Game.from_snapshot(self.to_snapshot())
 
     def all_cards(self) -> list[Card]:
-        """Every card of the game wherever it is (columns, stock, removed runs)."""
+        """Every card of the game wherever it is (columns, reserves, cells, stock, runs).
+
+        Physical ids: in a game of several decks, ``card % 52`` is the card.
+        """
         return (
             [c for col in self.cols for c in col]
+            + [c for c in self.reserve if c >= 0]
+            + [c for c in self.cells if c >= 0]
             + list(self.stock)
-            + [c for s in self.completed for c in _RUNS[s]]
+            + [c for run in self.runs for c in run]
         )

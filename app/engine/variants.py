@@ -1,24 +1,99 @@
-"""The variants the engine plays, described as data.
+"""The variants the engine plays, described as data (RULES.md, "The Scorpion family").
 
-One engine serves them all: a variant only says where the face-down cards lie and what
-an empty column accepts.
+One engine serves them all: a variant says how many decks, how the tableau is dealt (column
+heights and face-down counts), the stock, the reserves and free cells, how cards build
+(same suit or alternate colours) and what an empty column accepts.
+
+``ALL_VARIANTS`` holds the whole family in the order of RULES.md's table (the order of
+``GET /api/variants``); ``variant_metadata()`` gives each one's public description.
+``VARIANTS`` holds the variants the application serves today (scorpion, scorpion-ii, wasp):
+the services and pages list and accept exactly these until they pass the variant to
+``deal_from_number`` / ``parse_deal`` and show reserves and cells; then they switch to
+``ALL_VARIANTS``. ``get_variant`` knows every variant of the family.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
     name: str
     title: str
-    # Face-down cards at the bottom of each of the seven columns in the opening layout.
-    face_down: tuple[int, int, int, int, int, int, int]
-    # True: an empty column accepts any card or group. False: only a King-led group.
+    # Face-down cards at the bottom of each column in the opening layout (one per column).
+    face_down: tuple[int, ...]
+    # True: an empty column accepts any card or group. False: only a King or King-led group.
     empty_accepts_any: bool
     summary: str
+    decks: int = 1
+    # Cards dealt to each column (one entry per column).
+    heights: tuple[int, ...] = (7, 7, 7, 7, 7, 7, 7)
+    # Stock cards; the deal puts one on each of the first ``stock`` columns, in order.
+    stock: int = 3
+    # Face-up reserve cards (played to columns, never built on).
+    reserves: int = 0
+    # Free cells (one card each).
+    cells: int = 0
+    # True: the cells start full, holding the deal's reserve cards (How They Run).
+    cells_start_full: bool = False
+    # True: build in alternate colours; a run is K..A in alternate colours (suits may mix).
+    alternate: bool = False
+    # One line for a variant picker.
+    description: str = ""
 
+    @property
+    def id(self) -> str:
+        return self.name
+
+    @property
+    def columns(self) -> int:
+        return len(self.heights)
+
+    @property
+    def runs_needed(self) -> int:
+        """Removed runs that win the game: every card leaves in runs of thirteen."""
+        return 4 * self.decks
+
+    @property
+    def cards(self) -> int:
+        return 52 * self.decks
+
+    @property
+    def dealt_reserves(self) -> int:
+        """Cards the deal string lists after the columns: reserves, or the cells that start full."""
+        return self.reserves + (self.cells if self.cells_start_full else 0)
+
+    @property
+    def plain(self) -> bool:
+        """Seven columns, one deck, same-suit building, no reserve or cell (the first three)."""
+        return (
+            self.decks == 1
+            and self.columns == 7
+            and not self.reserves
+            and not self.cells
+            and not self.alternate
+            and self.stock == 3
+        )
+
+    def metadata(self) -> dict[str, Any]:
+        """The public description (``GET /api/variants`` plus a picker's one-liner)."""
+        return {
+            "id": self.name,
+            "name": self.title,
+            "decks": self.decks,
+            "columns": self.columns,
+            "stock": self.stock,
+            "reserves": self.reserves,
+            "cells": self.cells,
+            "runs_needed": self.runs_needed,
+            "description": self.description,
+        }
+
+
+_SEVEN = (7, 7, 7, 7, 7, 7, 7)
+_TEN_FIVE = (5,) * 10
 
 SCORPION = Variant(
     name="scorpion",
@@ -29,6 +104,7 @@ SCORPION = Variant(
         "The classic game. The three deepest cards of the first four columns are dealt face "
         "down; an empty column accepts only a King or a group led by a King."
     ),
+    description="The classic: build down in suit, free the face-down cards, four runs win.",
 )
 
 SCORPION_II = Variant(
@@ -40,6 +116,7 @@ SCORPION_II = Variant(
         "As Scorpion, but only the first three columns hold face-down cards (three each), "
         "so more of the layout is known from the start."
     ),
+    description="Scorpion with face-down cards only in the first three columns.",
 )
 
 WASP = Variant(
@@ -51,12 +128,153 @@ WASP = Variant(
         "As Scorpion, but an empty column accepts any card or group, not only a King: "
         "an easier game."
     ),
+    description="Scorpion where an empty column takes any card or group: easier.",
 )
 
+WASP_II = Variant(
+    name="wasp-ii",
+    title="Wasp II",
+    face_down=(3, 3, 3, 0, 0, 0, 0),
+    empty_accepts_any=True,
+    summary=(
+        "As Wasp (an empty column accepts any card or group), with face-down cards only in "
+        "the first three columns."
+    ),
+    description="Wasp with face-down cards only in the first three columns: the easiest.",
+)
+
+SCORPION_TAIL = Variant(
+    name="scorpion-tail",
+    title="Scorpion Tail",
+    face_down=(3, 3, 3, 3, 0, 0, 0),
+    empty_accepts_any=False,
+    alternate=True,
+    summary=(
+        "As Scorpion, but cards build in alternate colours: a card lands on the next higher "
+        "card of the other colour, and a run is King down to Ace in alternate colours."
+    ),
+    description="Scorpion built in alternate colours: runs are K to A, red and black.",
+)
+
+SCORPION_HEAD = Variant(
+    name="scorpion-head",
+    title="Scorpion Head",
+    face_down=(0, 0, 0, 4, 4, 4, 4),
+    empty_accepts_any=False,
+    heights=(8, 8, 8, 7, 7, 7, 7),
+    stock=0,
+    cells=4,
+    summary=(
+        "Columns 1-3 hold eight cards, columns 4-7 seven with the four deepest face down; "
+        "there is no stock, but four free cells each hold one card."
+    ),
+    description="No stock, four free cells; the last four columns hide four cards each.",
+)
+
+THREE_BLIND_MICE = Variant(
+    name="three-blind-mice",
+    title="Three Blind Mice",
+    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
+    empty_accepts_any=False,
+    heights=_TEN_FIVE,
+    stock=0,
+    reserves=2,
+    summary=(
+        "Ten columns of five cards, the three deepest of columns 8-10 face down, and two "
+        "face-up reserve cards that may be played onto the tableau."
+    ),
+    description="Ten columns of five and two reserve cards to play out; no stock.",
+)
+
+FARMERS_WIFE = Variant(
+    name="farmers-wife",
+    title="Farmer's Wife",
+    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
+    empty_accepts_any=False,
+    heights=_TEN_FIVE,
+    stock=0,
+    reserves=2,
+    alternate=True,
+    summary=(
+        "Three Blind Mice built in alternate colours: a card lands on the next higher card "
+        "of the other colour, and a run is King down to Ace in alternate colours."
+    ),
+    description="Three Blind Mice built in alternate colours.",
+)
+
+HOW_THEY_RUN = Variant(
+    name="how-they-run",
+    title="How They Run",
+    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
+    empty_accepts_any=False,
+    heights=_TEN_FIVE,
+    stock=0,
+    cells=2,
+    cells_start_full=True,
+    summary=(
+        "Three Blind Mice whose two reserve cards are free cells that start full: once "
+        "played out, each cell may hold any exposed card."
+    ),
+    description="Three Blind Mice whose two reserve cards become free cells.",
+)
+
+DOUBLE_SCORPION = Variant(
+    name="double-scorpion",
+    title="Double Scorpion",
+    face_down=(4, 4, 4, 4, 4, 0, 0, 0, 0, 0),
+    empty_accepts_any=False,
+    decks=2,
+    heights=(10,) * 10,
+    stock=4,
+    summary=(
+        "Two decks in ten columns of ten, the four deepest cards of columns 1-5 face down; "
+        "the four stock cards go to columns 1-4. Eight runs win."
+    ),
+    description="Two decks, ten columns, a four-card stock; eight runs win.",
+)
+
+TRIPLE_SCORPION = Variant(
+    name="triple-scorpion",
+    title="Triple Scorpion",
+    face_down=(5, 5, 5, 5, 5, 0, 0, 0, 0, 0, 0, 0, 0),
+    empty_accepts_any=False,
+    decks=3,
+    heights=(12,) * 13,
+    stock=0,
+    summary=(
+        "Three decks in thirteen columns of twelve, the five deepest cards of columns 1-5 "
+        "face down, no stock. Twelve runs win."
+    ),
+    description="Three decks, thirteen columns, no stock; twelve runs win.",
+)
+
+# The whole family, in the order of RULES.md's table.
+ALL_VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        SCORPION,
+        SCORPION_II,
+        WASP,
+        WASP_II,
+        SCORPION_TAIL,
+        SCORPION_HEAD,
+        THREE_BLIND_MICE,
+        FARMERS_WIFE,
+        HOW_THEY_RUN,
+        DOUBLE_SCORPION,
+        TRIPLE_SCORPION,
+    )
+}
+# The variants the application serves today (see the module docstring).
 VARIANTS: dict[str, Variant] = {v.name: v for v in (SCORPION, SCORPION_II, WASP)}
 DEFAULT_VARIANT = SCORPION.name
 
 
 def get_variant(name: str) -> Variant:
-    """The variant called ``name``; ``KeyError`` for an unknown name."""
-    return VARIANTS[name]
+    """The variant called ``name`` (any of the family); ``KeyError`` for an unknown name."""
+    return ALL_VARIANTS[name]
+
+
+def variant_metadata() -> list[dict[str, Any]]:
+    """Every variant's public description, in RULES.md table order (``GET /api/variants``)."""
+    return [v.metadata() for v in ALL_VARIANTS.values()]

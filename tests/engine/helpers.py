@@ -56,3 +56,64 @@ def make_game(
 
 def codes(game: Game, column: int) -> list[str | None]:
     return game.public_view().columns[column]
+
+
+def make_family_game(
+    variant: str,
+    columns: dict[int, str],
+    *,
+    hidden: dict[int, int] | None = None,
+    stock: str = "",
+    reserves: list[str | None] | None = None,
+    cells: list[str | None] | None = None,
+    filler_column: int | None = None,
+) -> Game:
+    """``make_game`` for any variant of the family: columns, reserves and cells by card code.
+
+    With two or three decks a code named twice is two copies of the card. Every card not named
+    lies face down at the bottom of ``filler_column`` (by default the last column).
+    """
+    from app.engine import get_variant
+
+    v = get_variant(variant)
+    copies = [0] * 52
+
+    def take(text: str) -> int:
+        card = parse_card(text)
+        physical = card + 52 * copies[card]
+        copies[card] += 1
+        assert copies[card] <= v.decks, f"{text} named more often than there are decks"
+        return physical
+
+    cols: list[list[int]] = [[] for _ in range(v.columns)]
+    hid = [0] * v.columns
+    for c, text in columns.items():
+        cols[c] = [take(t) for t in text.split()]
+    for c, n in (hidden or {}).items():
+        hid[c] = n
+    stock_cards = [take(t) for t in stock.split()]
+    res = [-1 if t is None else take(t) for t in (reserves or [None] * v.reserves)]
+    cel = [-1 if t is None else take(t) for t in (cells or [None] * v.cells)]
+    rest = [card + 52 * d for card in range(52) for d in range(copies[card], v.decks)]
+    f = v.columns - 1 if filler_column is None else filler_column
+    cols[f] = rest + cols[f]
+    hid[f] += len(rest)
+    if cols[f] and len(cols[f]) == hid[f]:
+        hid[f] -= 1
+    snap: dict[str, object] = {
+        "v": SNAPSHOT_VERSION,
+        "variant": variant,
+        "cols": cols,
+        "hidden": hid,
+        "stock": stock_cards,
+        "done": [],
+        "hist": [],
+        "fut": [],
+    }
+    if v.reserves:
+        snap["res"] = res
+    if v.cells:
+        snap["cells"] = cel
+    if v.decks > 1 or v.alternate:
+        snap["runs"] = []
+    return Game.from_snapshot(json.dumps(snap))

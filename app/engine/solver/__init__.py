@@ -10,6 +10,9 @@ Public interface:
 - ``winning_line(variant, number)``: a catalogued deal's verified line.
 - ``load_odds()``: the published odds (``odds.json``).
 - ``Position``, ``solve``, ``dead_reason``: the search core (tests, tools).
+- ``check_solvable(variant)``: raises ``SolverUnsupported`` (a ``ValueError``) for a variant
+  the solver does not cover yet (every variant with reserves, cells, alternate colours, more
+  than seven columns or more than one deck); ``analyse`` and ``solve_deal`` raise it too.
 
 Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds} --help``.
 """
@@ -17,15 +20,25 @@ Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds} --hel
 from .api import Analysis, SolverError, analyse, solve_deal, verify_line
 from .catalogs import decode_line, encode_line, random_winnable_deal, winnable_deals, winning_line
 from .odds import load_odds, wilson
-from .search import Position, SearchResult, Verdict, dead_reason, solve
+from .search import (
+    Position,
+    SearchResult,
+    SolverUnsupported,
+    Verdict,
+    check_solvable,
+    dead_reason,
+    solve,
+)
 
 __all__ = [
     "Analysis",
     "Position",
     "SearchResult",
     "SolverError",
+    "SolverUnsupported",
     "Verdict",
     "analyse",
+    "check_solvable",
     "dead_reason",
     "decode_line",
     "encode_line",

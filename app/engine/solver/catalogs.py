@@ -37,11 +37,13 @@ def encode_line(line: Iterable[Action]) -> str:
     for action in line:
         if action[0] == "deal":
             out.append("-")
-        elif action[0] == "move":
-            _, a, i, b = action
+        elif action[0] == "move" and len(action) == 4:
+            _, a, i, b = action[:4]
             out.append(f"{a}{_DIGITS[int(i)]}{b}")
         else:
-            raise ValueError(f"a solver line holds moves and the deal, not {action[0]!r}")
+            raise ValueError(
+                f"a solver line holds column moves and the deal, not {action[0]!r} {action[1:]}"
+            )
     return "".join(out)
 
 

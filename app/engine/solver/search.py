@@ -74,6 +74,20 @@ _KEY_BEFORE_DEAL = _table(STOCK_COLUMNS)  # columns 3..6 interchangeable
 _KEY_AFTER_DEAL = _table(0)  # all columns interchangeable
 
 
+class SolverUnsupported(ValueError):
+    """The solver does not cover this variant (yet): a clean refusal, not a defect."""
+
+
+def check_solvable(variant: Variant) -> None:
+    """Raise ``SolverUnsupported`` unless the solver covers ``variant``.
+
+    The solver covers the seven-column, one-deck, same-suit games without reserves or cells
+    (Scorpion, Scorpion II, Wasp, Wasp II); the rest of the family is not covered yet.
+    """
+    if not variant.plain:
+        raise SolverUnsupported(f"The solver does not cover {variant.title} yet.")
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """A full position: every card known. Columns hold cards deepest first."""
@@ -91,6 +105,7 @@ class Position:
 
     @classmethod
     def from_game(cls, game: Game) -> Position:
+        check_solvable(game.variant)
         return cls(
             variant=game.variant,
             cols=tuple(tuple(c) for c in game.cols),
