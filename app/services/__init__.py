@@ -5,7 +5,7 @@ immutable dataclasses (``GameState`` carries a ``PublicView``, never the hidden 
 raise ``ServiceError`` subclasses with messages a player understands.
 """
 
-from ._common import new_player_id
+from .common import new_player_id
 from .errors import (
     ActionRefused,
     InvalidRequest,
@@ -23,7 +23,6 @@ from .games import (
     hints,
     move,
     random_deal_number,
-    recent_games,
     redo,
     restart,
     resume_game,
@@ -76,7 +75,6 @@ __all__ = [
     "move",
     "new_player_id",
     "random_deal_number",
-    "recent_games",
     "redo",
     "restart",
     "resume_game",
