@@ -31,6 +31,8 @@ PG_ADMIN_DSN = os.environ.get("SCORPION_PG_ADMIN_DSN", "postgresql://postgres@12
 # A fixed, test-only key: cookies stay valid across a restart of the server.
 TEST_SECRET_KEY = "reliability-tests-secret-key-0123456789abcdef"
 
+GRACEFUL_SHUTDOWN_SECONDS = 3  # as the Dockerfile: then open streams are cancelled
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -133,6 +135,8 @@ class LiveServer:
             str(self.port),
             "--workers",
             str(self.workers),
+            "--timeout-graceful-shutdown",  # open event streams must not hold a shutdown up
+            str(GRACEFUL_SHUTDOWN_SECONDS),
             "--no-access-log",
             "--log-level",
             "warning",

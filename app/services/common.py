@@ -126,15 +126,6 @@ def add_event(
     moves: int | None = None,
     seconds: int | None = None,
 ) -> None:
-    db.add(
-        StatEvent(
-            player_id=player_id,
-            game_id=game_id,
-            variant=variant,
-            kind=kind,
-            deal_number=deal_number,
-            moves=moves,
-            seconds=seconds,
-            at=at,
-        )
-    )
+    event = StatEvent(player_id=player_id, game_id=game_id, variant=variant, kind=kind, at=at)
+    event.deal_number, event.moves, event.seconds = deal_number, moves, seconds
+    db.add(event)

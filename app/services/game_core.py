@@ -20,28 +20,21 @@ from .common import add_event, new_game_id, stats_row
 from .errors import NotFound
 from .types import GameState
 
+# The ``GameState`` fields copied from the game's row as they are.
+ROW_FIELDS: tuple[str, ...] = ("id", "variant", "deal_number", "version", "status", "saved")
+ROW_FIELDS += ("assisted", "restarted_from", "created_at", "updated_at", "finished_at", "race_id")
+
 
 def game_state(row: Any, game: Game | None = None) -> GameState:
     """The public state of a game row (``row``: a ``GameRow`` or anything with its attributes)."""
     if game is None:
         game = Game.from_snapshot(row.snapshot)
     return GameState(
-        id=row.id,
-        variant=row.variant,
-        deal_number=row.deal_number,
-        version=row.version,
-        status=row.status,
         view=game.public_view(),
         stuck=game.stuck,
         can_deal=game.can_deal,
-        saved=row.saved,
-        assisted=row.assisted,
         abandoned=row.abandoned_at is not None,
-        restarted_from=row.restarted_from,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        finished_at=row.finished_at,
-        race_id=row.race_id,
+        **{name: getattr(row, name) for name in ROW_FIELDS},
     )
 
 
