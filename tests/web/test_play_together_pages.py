@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from app.services import daily
-from tests.api.helpers import Player, assert_error, count_rows
+from tests.support.api_client import Player, assert_error, count_rows
 
 pytestmark = pytest.mark.usefixtures("configured")
 

@@ -16,14 +16,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import psycopg
 from psycopg import sql
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 # The PostgreSQL server the tests use (DEVELOPERS.md): trust auth, admin database ``test``.
 PG_ADMIN_DSN = os.environ.get("SCORPION_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/test")
@@ -213,3 +213,7 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# What the ``start_server`` fixture yields: start a server on a database URL.
+ServerFactory = Callable[..., LiveServer]
