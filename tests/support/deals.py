@@ -1,8 +1,8 @@
 """Hand-built deals with short, known lines, shared by the HTML and browser tests.
 
 Columns are numbered 0-6 as in the engine; within a column index 0 is the deepest card.
-Each line is a list of engine actions; ``tests/web/test_short_deals.py`` plays them in the
-engine, so a test that relies on them fails loudly if a line ever stops being legal.
+Each line is a list of engine actions; the tests that use them (tests/services, tests/web,
+tests/e2e) play them through the app, so a test fails loudly if a line ever stops being legal.
 """
 
 from __future__ import annotations
