@@ -119,6 +119,11 @@ class ComparisonOut(ChallengeOut):
     leaderboard: LeaderboardOut
 
 
+def _challenge_fields(request: Request, c: challenge_service.Challenge) -> dict[str, Any]:
+    """A challenge's fields for ``ChallengeOut``, with its link."""
+    return {**asdict(c), "url": f"{base_url(request)}/challenge/{c.token}"}
+
+
 def board_out(board: Board) -> LeaderboardOut:
     return LeaderboardOut.model_validate(board, from_attributes=True)
 
@@ -238,12 +243,7 @@ def api_challenge_create(
     player: PlayerId,
 ) -> ChallengeOut:
     c = challenge_service.create_challenge(db, player, game_id)
-    return ChallengeOut(
-        token=c.token,
-        url=f"{base_url(request)}/challenge/{c.token}",
-        variant=c.variant,
-        deal_number=c.deal_number,
-    )
+    return ChallengeOut.model_validate(_challenge_fields(request, c))
 
 
 @router.get(
@@ -256,14 +256,8 @@ def api_challenge(request: Request, token: Token, db: SessionDep, player: Player
     c = challenge_service.get_challenge(db, token, player)
     board = leaderboard(db, c.race_id, player)  # (checks wins: before the sides)
     sides = challenge_service.comparison(db, token, player)
-    return ComparisonOut(
-        token=c.token,
-        url=f"{base_url(request)}/challenge/{c.token}",
-        variant=c.variant,
-        deal_number=c.deal_number,
-        sides=[SideOut.model_validate(s, from_attributes=True) for s in sides],
-        leaderboard=board_out(board),
-    )
+    fields = {**_challenge_fields(request, c), "sides": sides, "leaderboard": board_out(board)}
+    return ComparisonOut.model_validate(fields, from_attributes=True)
 
 
 @router.post(
