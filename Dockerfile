@@ -23,4 +23,4 @@ USER scorpion
 EXPOSE 8000
 # Several stateless workers; the database (PostgreSQL) holds all state. Behind a reverse
 # proxy that terminates TLS, set FORWARDED_ALLOW_IPS to its address.
-CMD ["sh", "-c", "exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-4} --proxy-headers --forwarded-allow-ips ${FORWARDED_ALLOW_IPS:-127.0.0.1}"]
+CMD ["sh", "-c", "exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-4} --timeout-graceful-shutdown 3 --proxy-headers --forwarded-allow-ips ${FORWARDED_ALLOW_IPS:-127.0.0.1}"]

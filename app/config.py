@@ -101,10 +101,6 @@ class Settings(BaseSettings):
     def trusted_origin_list(self) -> list[str]:
         return [o.strip().rstrip("/") for o in self.trusted_origins.split(",") if o.strip()]
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

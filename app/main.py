@@ -1,25 +1,54 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
 Middleware (outermost first): security headers, then identity + CSRF (``app.web.deps``).
-Routers: the JSON API (``app.web.api``) and the HTML pages (``app.web.pages``).
+Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
+``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
+``app.web.analysis_pages``, ``app.web.together_pages``).
+
+The lifespan owns the process's long-lived helpers: the race hub (live event streams) and the
+solver's process pool; both are made on first use and closed at shutdown. Serve with
+``--timeout-graceful-shutdown`` so open event streams do not hold a shutdown up.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
-from app.web import analysis_pages, api, api_analysis, errors_db, pages, play_together
+from app.services.analysis import shutdown_pool
+from app.services.race_hub import hub
+from app.web import (
+    analysis_pages,
+    api,
+    api_analysis,
+    errors,
+    pages,
+    player_pages,
+    together_api,
+    together_pages,
+)
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import IdentityMiddleware
-from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Close the race hub (ending its event streams) and the solver pool at shutdown."""
+    try:
+        yield
+    finally:
+        await hub.close()
+        await asyncio.to_thread(shutdown_pool)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -31,9 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # the interactive docs load scripts from a CDN; /openapi.json stays
         redoc_url=None,
         openapi_url="/openapi.json",
+        lifespan=lifespan,
     )
-    install_error_handlers(app, getattr(pages, "render_error", None))
-    errors_db.install(app)  # 503 on the other database faults, 429 on rate limits
+    errors.install(app)
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
     app.add_middleware(SecurityHeadersMiddleware)
@@ -41,11 +70,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(api.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
-    # HTML pages: app/web/pages.py (owned by the pages work) defines ``router``.
+    app.include_router(together_api.router)  # profile, daily deal, challenges, races
     app.include_router(pages.router)
+    app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
-    app.include_router(play_together.api_router)  # daily deal, challenges, races (API)
-    app.include_router(play_together.router)  # ... and their pages
+    app.include_router(together_pages.router)  # daily deal, challenges, live panels
     return app
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx2
 
-from scripts.liveserver import LiveServer, migrate, postgres_database, sqlite_database
+from tests.support.server import LiveServer, migrate, postgres_database, sqlite_database
 
 
 def _summary(name: str, times: list[float]) -> str:

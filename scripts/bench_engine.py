@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from app.engine import ALL_VARIANTS, Action, Game, deal_from_number
-from tests.engine import reference as ref
+from tests.support import reference as ref
 
 
 def _engine_steps(

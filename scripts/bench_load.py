@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx2
 
-from scripts.liveserver import LiveServer, migrate, postgres_database
+from tests.support.server import LiveServer, migrate, postgres_database
 
 
 @dataclass

@@ -32,7 +32,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from app.engine import Game, deal_from_number
-from scripts.liveserver import LiveServer, migrate, postgres_database, sqlite_database
+from tests.support.server import LiveServer, migrate, postgres_database, sqlite_database
 
 DEAL_NUMBER = 1234
 

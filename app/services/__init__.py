@@ -5,7 +5,7 @@ immutable dataclasses (``GameState`` carries a ``PublicView``, never the hidden 
 raise ``ServiceError`` subclasses with messages a player understands.
 """
 
-from ._common import new_player_id
+from .common import new_player_id
 from .errors import (
     ActionRefused,
     InvalidRequest,
@@ -22,8 +22,6 @@ from .games import (
     get_game,
     hints,
     move,
-    random_deal_number,
-    recent_games,
     redo,
     restart,
     resume_game,
@@ -41,10 +39,8 @@ from .players import (
 from .types import (
     DayCount,
     GameState,
-    Hints,
     PlayerPreferences,
     PlayerStatistics,
-    ResultEntry,
     VariantStatistics,
 )
 
@@ -52,12 +48,10 @@ __all__ = [
     "ActionRefused",
     "DayCount",
     "GameState",
-    "Hints",
     "InvalidRequest",
     "NotFound",
     "PlayerPreferences",
     "PlayerStatistics",
-    "ResultEntry",
     "ServiceError",
     "VariantStatistics",
     "VersionConflict",
@@ -75,8 +69,6 @@ __all__ = [
     "hints",
     "move",
     "new_player_id",
-    "random_deal_number",
-    "recent_games",
     "redo",
     "restart",
     "resume_game",

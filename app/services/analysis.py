@@ -39,11 +39,11 @@ from starlette.concurrency import run_in_threadpool
 from app import solver_worker
 from app.config import get_settings
 from app.db.models import GameRow
-from app.db.session import begin_write
 from app.engine import Action, Move
 
+from .common import write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
-from .games import _state
+from .game_core import game_state
 from .ratelimit import consume as count_request
 from .types import GameState
 
@@ -204,8 +204,7 @@ def prepare(
     count_request(db, player_id, "actions")
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    begin_write(db)
-    try:
+    with write_tx(db):
         row = db.execute(
             select(GameRow)
             .where(GameRow.id == game_id, GameRow.player_id == player_id)
@@ -218,12 +217,8 @@ def prepare(
         if row.status == "won":
             raise ActionRefused(WON_MESSAGE, "finished")
         row.assisted = True
-        question = _Question(snapshot=row.snapshot, state=_state(row))
-        db.commit()
+        question = _Question(snapshot=row.snapshot, state=game_state(row))
         return question
-    except BaseException:
-        db.rollback()
-        raise
 
 
 async def analyse_game(

@@ -17,10 +17,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, PlayerProfile, Race, RaceEntry, utcnow
-from app.db.session import begin_write
 from app.engine import Game
 
-from ._common import lock_player
+from .common import lock_player, read_tx, write_tx
 from .errors import NotFound
 from .profiles import default_name
 from .race import Progress, entry_status, new_race_id, play_race, publish, shown_name
@@ -64,8 +63,7 @@ def check_token(token: object) -> str:
 def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
     """A challenge on the deal of the player's game ``game_id`` (the same one again if the
     player already made one for this game)."""
-    begin_write(db)
-    try:
+    with write_tx(db):
         if not isinstance(game_id, str) or not lock_player(db, player_id):
             raise NotFound()
         game = db.execute(
@@ -81,9 +79,7 @@ def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
             .limit(1)
         ).scalar_one_or_none()
         if existing is not None:  # the game is in a challenge already: the same link
-            result = _challenge(db, existing, player_id)
-            db.commit()
-            return result
+            return _challenge(db, existing, player_id)
         now = utcnow()
         race = Race(
             id=new_race_id(),
@@ -128,11 +124,7 @@ def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
             )
             publish(db, race.id, progress)
         result = _challenge(db, race, player_id)
-        db.commit()
         return result
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def _challenger(db: Session, race_id: str) -> tuple[int, str] | None:
@@ -169,20 +161,16 @@ def _find(db: Session, token: str) -> Race:
 
 
 def get_challenge(db: Session, token: str, viewer: str | None = None) -> Challenge:
-    try:
+    with read_tx(db):
         return _challenge(db, _find(db, token), viewer)
-    finally:
-        db.rollback()
 
 
 def play_challenge(
     db: Session, player_id: str, token: str, *, again: bool = False
 ) -> tuple[GameState, bool]:
     """The player's game on the challenge's deal (running, or new). (game, whether new)."""
-    try:
+    with read_tx(db):
         race_id = _find(db, token).id
-    finally:
-        db.rollback()
     return play_race(db, player_id, race_id, again=again)
 
 
@@ -193,7 +181,7 @@ def comparison(
     appear only to themselves). The challenger's game comes first, then in joining order.
     Call ``leaderboard`` first: it makes the replay checks a win is shown with."""
     now = now or utcnow()
-    try:
+    with read_tx(db):
         race = _find(db, token)
         rows = db.execute(
             select(RaceEntry, GameRow, PlayerProfile)
@@ -234,5 +222,3 @@ def comparison(
                 )
             )
         return sides
-    finally:
-        db.rollback()

@@ -21,15 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.models import GameRow, Race, RaceEntry, utcnow
-from app.db.session import begin_write
 from app.engine import MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, deal_from_number, format_deal
 from app.engine.solver import winnable_deals
 
+from .common import insert_ignore, read_tx, write_tx
 from .errors import InvalidRequest
 from .games import check_variant
 from .race import entry_status, new_race_id, play_race
@@ -86,38 +85,27 @@ def check_day(value: object) -> date:
 def daily_race(db: Session, variant: str, day: date) -> Race:
     """The race of ``variant``'s daily deal on ``day``, made on first use (own transaction)."""
     variant = check_variant(variant)
-    try:
+    with read_tx(db):
         race = _find(db, variant, day)
         if race is not None:
             return race
-    finally:
-        db.rollback()
     number = daily_deal_number(variant, day, secret=daily_secret())
-    begin_write(db)
-    try:
-        values = {
-            "id": new_race_id(),
-            "kind": "daily",
-            "variant": variant,
-            "day": day,
-            "deal_number": number,
-            "deal": format_deal(deal_from_number(number)),
-            "token": None,
-            "created_at": utcnow(),
-        }
-        ins = (
-            postgresql.insert(Race)
-            if db.get_bind().dialect.name == "postgresql"
-            else sqlite.insert(Race)
+    with write_tx(db):
+        insert_ignore(
+            db,
+            Race,
+            id=new_race_id(),
+            kind="daily",
+            variant=variant,
+            day=day,
+            deal_number=number,
+            deal=format_deal(deal_from_number(number)),
+            token=None,
+            created_at=utcnow(),
         )
-        db.execute(ins.values(**values).on_conflict_do_nothing())
         race = _find(db, variant, day)
         assert race is not None
-        db.commit()
         return race
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def _find(db: Session, variant: str, day: date) -> Race | None:
@@ -151,7 +139,7 @@ class DailyInfo:
 def daily_info(db: Session, player_id: str, variant: str, day: date | None = None) -> DailyInfo:
     day = check_day(day or today())
     race = daily_race(db, variant, day)
-    try:
+    with read_tx(db):
         over = day < today()
         rows = db.execute(
             select(RaceEntry, GameRow)
@@ -176,5 +164,3 @@ def daily_info(db: Session, player_id: str, variant: str, day: date | None = Non
             my_ranked_game_id=ranked.game_id if ranked else None,
             played=bool(rows),
         )
-    finally:
-        db.rollback()

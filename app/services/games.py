@@ -25,7 +25,6 @@ the results) counts its start when it is won with recording on, so ``won <= star
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
 from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
@@ -34,7 +33,6 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
-from app.db.session import begin_write
 from app.engine import (
     MAX_DEAL_NUMBER,
     MIN_DEAL_NUMBER,
@@ -49,8 +47,10 @@ from app.engine import (
     parse_deal,
 )
 
-from ._common import add_event, ensure_player, lock_player, new_game_id, stats_row
+from .common import add_event, ensure_player, is_postgres, lock_player, read_tx, stats_row, write_tx
 from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
+from .game_core import game_state, load_game, start_game
+from .race import report_progress
 from .ratelimit import consume as count_request
 from .types import GameState, Hints
 
@@ -80,74 +80,33 @@ _UPDATE_AFTER_ACTION = (
 # -- reading ---------------------------------------------------------------------------------
 
 
-def _state(row: Any, game: Game | None = None) -> GameState:
-    """``row``: a ``GameRow`` or anything with its attributes."""
-    if game is None:
-        game = Game.from_snapshot(row.snapshot)
-    return GameState(
-        id=row.id,
-        variant=row.variant,
-        deal_number=row.deal_number,
-        version=row.version,
-        status=row.status,
-        view=game.public_view(),
-        stuck=game.stuck,
-        can_deal=game.can_deal,
-        saved=row.saved,
-        assisted=row.assisted,
-        abandoned=row.abandoned_at is not None,
-        restarted_from=row.restarted_from,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        finished_at=row.finished_at,
-        race_id=row.race_id,
-    )
-
-
-def _load(db: Session, player_id: str, game_id: str, *, lock: bool = False) -> GameRow:
-    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
-        raise NotFound()
-    stmt = select(GameRow).where(GameRow.id == game_id, GameRow.player_id == player_id)
-    if lock:
-        stmt = stmt.with_for_update()
-    row = db.execute(stmt).scalar_one_or_none()
-    if row is None:
-        raise NotFound()
-    return row
-
-
 def get_game(db: Session, player_id: str, game_id: str) -> GameState:
     """The player's game ``game_id``; ``NotFound`` if missing or someone else's."""
-    try:
-        return _state(_load(db, player_id, game_id))
-    finally:
-        db.rollback()
+    with read_tx(db):
+        return game_state(load_game(db, player_id, game_id))
 
 
 def hints(db: Session, player_id: str, game_id: str) -> Hints:
     """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
     count_request(db, player_id, "actions")
-    try:
-        row = _load(db, player_id, game_id)
+    with read_tx(db):
+        row = load_game(db, player_id, game_id)
         game = Game.from_snapshot(row.snapshot)
         result = Hints(moves=game.hints(), can_deal=game.can_deal, stuck=game.stuck)
         needs_mark = not row.assisted and row.status == "playing"
-    finally:
-        db.rollback()
     if needs_mark:
-        begin_write(db)
-        db.execute(
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.player_id == player_id)
-            .values(assisted=True)
-        )
-        db.commit()
+        with write_tx(db):
+            db.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.player_id == player_id)
+                .values(assisted=True)
+            )
     return result
 
 
 def resume_game(db: Session, player_id: str, variant: str) -> GameState | None:
     """The player's saved unfinished game of ``variant``, if saving is on and there is one."""
-    try:
+    with read_tx(db):
         settings = db.get(PlayerSettings, player_id)
         if settings is not None and not settings.save_games:
             return None
@@ -162,14 +121,12 @@ def resume_game(db: Session, player_id: str, variant: str) -> GameState | None:
             .order_by(GameRow.updated_at.desc())
             .limit(1)
         ).scalar_one_or_none()
-        return _state(row) if row is not None else None
-    finally:
-        db.rollback()
+        return game_state(row) if row is not None else None
 
 
 def saved_games(db: Session, player_id: str) -> list[GameState]:
     """The player's saved unfinished games (at most one per variant), newest first."""
-    try:
+    with read_tx(db):
         settings = db.get(PlayerSettings, player_id)
         if settings is not None and not settings.save_games:
             return []
@@ -182,23 +139,7 @@ def saved_games(db: Session, player_id: str) -> list[GameState]:
             )
             .order_by(GameRow.updated_at.desc())
         ).scalars()
-        return [_state(r) for r in rows]
-    finally:
-        db.rollback()
-
-
-def recent_games(db: Session, player_id: str, limit: int = 20) -> list[GameState]:
-    """The player's most recently touched games (any status), newest first."""
-    try:
-        rows = db.execute(
-            select(GameRow)
-            .where(GameRow.player_id == player_id)
-            .order_by(GameRow.updated_at.desc())
-            .limit(limit)
-        ).scalars()
-        return [_state(r) for r in rows]
-    finally:
-        db.rollback()
+        return [game_state(r) for r in rows]
 
 
 # -- starting games ----------------------------------------------------------------------------
@@ -244,115 +185,26 @@ def create_game(
     count_request(db, player_id, "games")
     variant = check_variant(variant)
     number, deal_text = _resolve_deal(deal_number, deal)
-    begin_write(db)
-    try:
+    with write_tx(db):
         settings = ensure_player(db, player_id)
-        row, game = _start(db, player_id, settings, variant, number, deal_text, None)
-        state = _state(row, game)
-        db.commit()
+        row, game = start_game(db, player_id, settings, variant, number, deal_text, None)
+        state = game_state(row, game)
         return state
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def restart(db: Session, player_id: str, game_id: str) -> GameState:
     """A new game with the same deal as ``game_id`` (a new start for the statistics)."""
     count_request(db, player_id, "games")
-    begin_write(db)
-    try:
+    with write_tx(db):
         if not lock_player(db, player_id):
             raise NotFound()
-        old = _load(db, player_id, game_id, lock=True)
+        old = load_game(db, player_id, game_id, lock=True)
         settings = ensure_player(db, player_id)
-        row, game = _start(db, player_id, settings, old.variant, old.deal_number, old.deal, old.id)
-        state = _state(row, game)
-        db.commit()
-        return state
-    except BaseException:
-        db.rollback()
-        raise
-
-
-def _start(
-    db: Session,
-    player_id: str,
-    settings: PlayerSettings,
-    variant: str,
-    deal_number: int | None,
-    deal_text: str,
-    restarted_from: str | None,
-) -> tuple[GameRow, Game]:
-    now = utcnow()
-    _supersede(db, player_id, settings, variant, now)
-    game = Game.new(variant, parse_deal(deal_text))
-    row = GameRow(
-        id=new_game_id(),
-        player_id=player_id,
-        variant=variant,
-        deal_number=deal_number,
-        deal=deal_text,
-        status="playing",
-        snapshot=game.to_snapshot(),
-        version=1,
-        moves=0,
-        saved=settings.save_games,
-        assisted=False,
-        counted=settings.record_stats,
-        restarted_from=restarted_from,
-        created_at=now,
-        updated_at=now,
-    )
-    db.add(row)
-    db.flush()
-    if settings.record_stats:
-        stats = stats_row(db, player_id, variant)
-        stats.started += 1
-        stats.last_played_at = now
-        add_event(db, player_id, variant, "start", game_id=row.id, deal_number=deal_number, at=now)
-    return row, game
-
-
-def _supersede(
-    db: Session, player_id: str, settings: PlayerSettings, variant: str, now: Any
-) -> None:
-    """Abandon the player's current unfinished game(s) of ``variant``."""
-    rows: Sequence[GameRow] = (
-        db.execute(
-            select(GameRow)
-            .where(
-                GameRow.player_id == player_id,
-                GameRow.variant == variant,
-                GameRow.status == "playing",
-                GameRow.abandoned_at.is_(None),
-            )
-            .with_for_update()
+        row, game = start_game(
+            db, player_id, settings, old.variant, old.deal_number, old.deal, old.id
         )
-        .scalars()
-        .all()
-    )
-    for old in rows:
-        if settings.record_stats and old.counted:
-            stats = stats_row(db, player_id, variant)
-            stats.abandoned += 1
-            stats.current_streak = 0
-            stats.last_played_at = now
-            add_event(
-                db,
-                player_id,
-                variant,
-                "abandon",
-                game_id=None if not settings.save_games else old.id,
-                deal_number=old.deal_number,
-                moves=old.moves,
-                at=now,
-            )
-        if settings.save_games:
-            old.abandoned_at = now
-            old.saved = False
-        else:
-            db.delete(old)  # not kept for later; its move log goes with it (ON DELETE CASCADE)
-    db.flush()
+        state = game_state(row, game)
+        return state
 
 
 # -- actions -----------------------------------------------------------------------------------
@@ -386,10 +238,8 @@ def act(
     """
     count_request(db, player_id, "actions")
     action = _check_action(action)
-    begin_write(db)
-    try:
-        postgres = db.get_bind().dialect.name == "postgresql"
-        if postgres and not lock_player(db, player_id):
+    with write_tx(db):
+        if is_postgres(db) and not lock_player(db, player_id):
             raise NotFound()  # (SQLite: BEGIN IMMEDIATE already serialises writers)
         if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
             raise NotFound()
@@ -432,8 +282,6 @@ def act(
             db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(**won))
             values.update(won)
         if row.race_id is not None:  # a shared deal: tell the race (app/services/race.py)
-            from .race import report_progress
-
             report_progress(
                 db,
                 game_id=row.id,
@@ -445,12 +293,8 @@ def act(
                 version=values["version"],
                 now=now,
             )
-        state = _state(SimpleNamespace(**{**row._asdict(), **values}), game)
-        db.commit()
+        state = game_state(SimpleNamespace(**{**row._asdict(), **values}), game)
         return state
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def _record_win(db: Session, player_id: str, row: Any, game: Game, now: datetime) -> bool:
@@ -519,8 +363,8 @@ def redo(
 
 def action_log(db: Session, player_id: str, game_id: str) -> list[Action]:
     """The logged actions of the player's game, in order (for replays and checks)."""
-    try:
-        _load(db, player_id, game_id)
+    with read_tx(db):
+        load_game(db, player_id, game_id)
         rows = db.execute(
             select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
         ).scalars()
@@ -533,5 +377,3 @@ def action_log(db: Session, player_id: str, game_id: str) -> list[Action]:
             else:
                 out.append((r.kind,))
         return out
-    finally:
-        db.rollback()

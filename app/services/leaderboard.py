@@ -19,8 +19,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, PlayerProfile, RaceEntry
-from app.db.session import begin_write
 
+from .common import read_tx, write_tx
 from .profiles import default_name
 from .race import entry_status, replay_log
 
@@ -59,7 +59,7 @@ def leaderboard(
     """The race's board as ``viewer`` sees it. ``over``: the race has ended (a past day's
     daily deal), so a game still playing is listed as unfinished."""
     checks: dict[int, tuple[str, int | None, int]] = {}
-    try:
+    with read_tx(db):
         rows = db.execute(
             select(RaceEntry, GameRow, PlayerProfile)
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
@@ -108,23 +108,16 @@ def leaderboard(
             ranked.append(BoardEntry(rank, be.name, be.you, moves, seconds, 4, "won", False))
         assisted.sort(key=lambda e: (e.moves, e.seconds or 0))
         others.sort(key=lambda e: (-e.suits, e.moves))
-    finally:
-        db.rollback()
     if checks:
         _store_checks(db, checks)
     return Board(wins=ranked, assisted=assisted, others=others, rejected=rejected)
 
 
 def _store_checks(db: Session, checks: dict[int, tuple[str, int | None, int]]) -> None:
-    begin_write(db)
-    try:
+    with write_tx(db):
         for entry_id, (verdict, moves, version) in checks.items():
             db.execute(
                 update(RaceEntry)
                 .where(RaceEntry.id == entry_id)
                 .values(verified=verdict, verified_moves=moves, verified_version=version)
             )
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise

@@ -17,10 +17,9 @@ from app.db.models import (
     VariantStats,
     utcnow,
 )
-from app.db.session import begin_write
 from app.engine import VARIANTS
 
-from ._common import ensure_player, lock_player
+from .common import ensure_player, lock_player, read_tx, write_tx
 from .types import (
     DayCount,
     PlayerPreferences,
@@ -34,13 +33,11 @@ from .types import (
 
 def get_settings(db: Session, player_id: str) -> PlayerPreferences:
     """The player's settings (defaults for a player without a row yet)."""
-    try:
+    with read_tx(db):
         row = db.get(PlayerSettings, player_id)
         if row is None:
             return PlayerPreferences()
         return PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
-    finally:
-        db.rollback()
 
 
 def update_settings(
@@ -56,8 +53,7 @@ def update_settings(
     id until superseded, then are deleted); turning it back on saves the current unfinished
     game of each variant again.
     """
-    begin_write(db)
-    try:
+    with write_tx(db):
         row = ensure_player(db, player_id)
         if save_games is not None and save_games != row.save_games:
             row.save_games = save_games
@@ -74,11 +70,7 @@ def update_settings(
             row.record_stats = record_stats
         row.updated_at = utcnow()
         result = PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
-        db.commit()
         return result
-    except BaseException:
-        db.rollback()
-        raise
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -90,7 +82,7 @@ def get_stats(
     """Statistics of every variant (zeros where nothing was played), recent results and
     starts/wins per day over the last ``days`` days. "Last played" is the last start, win or
     abandonment."""
-    try:
+    with read_tx(db):
         rows = {
             r.variant: r
             for r in db.execute(
@@ -151,8 +143,6 @@ def get_stats(
             for (d, v), (s, w) in sorted(counts.items())
         ]
         return PlayerStatistics(variants=variants, recent=recent, per_day=per_day)
-    finally:
-        db.rollback()
 
 
 def _assisted_wins(db: Session, player_id: str) -> dict[str, int]:
@@ -182,29 +172,21 @@ def delete_games(db: Session, player_id: str) -> int:
 
     Results (statistics and won games) stay.
     """
-    begin_write(db)
-    try:
+    with write_tx(db):
         if not lock_player(db, player_id):
-            db.rollback()
             return 0
         result = db.execute(
             delete(GameRow).where(GameRow.player_id == player_id, GameRow.status == "playing")
         )
-        db.commit()
         return int(getattr(result, "rowcount", 0) or 0)
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def delete_results(db: Session, player_id: str) -> None:
     """Delete every result of the player: statistics, result history, finished games
     (won or abandoned) and leaderboard entries. Unfinished current games stay, no longer
     counted and out of their races."""
-    begin_write(db)
-    try:
+    with write_tx(db):
         if not lock_player(db, player_id):
-            db.rollback()
             return
         db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
         db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
@@ -221,21 +203,12 @@ def delete_results(db: Session, player_id: str) -> None:
             .where(GameRow.player_id == player_id)
             .values(counted=False, race_id=None)
         )
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def delete_player(db: Session, player_id: str) -> None:
     """Delete the player row and, by ON DELETE CASCADE, everything of theirs."""
-    begin_write(db)
-    try:
+    with write_tx(db):
         db.execute(delete(Player).where(Player.id == player_id))
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
 
 
 __all__ = [

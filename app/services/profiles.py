@@ -17,9 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.config import get_settings
 from app.db.models import PlayerProfile, utcnow
-from app.db.session import begin_write
 
-from ._common import ensure_player
+from .common import ensure_player, read_tx, write_tx
 from .errors import InvalidRequest
 
 NAME_MAX = 24
@@ -70,15 +69,13 @@ def check_display_name(value: object) -> str | None:
 
 
 def get_profile(db: Session, player_id: str) -> Profile:
-    try:
+    with read_tx(db):
         row = db.get(PlayerProfile, player_id)
         return Profile(
             display_name=row.display_name if row else None,
             default_name=default_name(player_id),
             on_leaderboards=row.on_leaderboards if row else True,
         )
-    finally:
-        db.rollback()
 
 
 def update_profile(
@@ -93,8 +90,7 @@ def update_profile(
     An argument left out keeps its value. A bad name changes nothing (``InvalidRequest``).
     """
     name = check_display_name(display_name) if display_name is not ... else ...
-    begin_write(db)
-    try:
+    with write_tx(db):
         ensure_player(db, player_id)
         row = db.execute(
             select(PlayerProfile).where(PlayerProfile.player_id == player_id)
@@ -109,8 +105,4 @@ def update_profile(
         row.updated_at = utcnow()
         db.flush()
         profile = Profile(row.display_name, default_name(player_id), row.on_leaderboards)
-        db.commit()
         return profile
-    except BaseException:
-        db.rollback()
-        raise

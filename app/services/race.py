@@ -23,12 +23,11 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from app.db.models import GameRow, MoveLog, PlayerProfile, Race, RaceEntry, RaceEvent, utcnow
-from app.db.session import begin_write
 from app.engine import Action, DealError, EngineError, Game, parse_deal
 
-from ._common import ensure_player
+from .common import ensure_player, read_tx, write_tx
 from .errors import NotFound
-from .games import _start, _state
+from .game_core import game_state, start_game
 from .profiles import default_name
 from .ratelimit import consume as count_request
 from .types import GameState
@@ -212,8 +211,7 @@ def play_race(
     """The player's game on the race's deal: their running one (``again`` False), else a new
     one (ranked if it is their first of this race). Returns (game, whether it is new)."""
     count_request(db, player_id, "games")
-    begin_write(db)
-    try:
+    with write_tx(db):
         settings = ensure_player(db, player_id)
         race = db.get(Race, race_id)
         if race is None:
@@ -227,11 +225,9 @@ def play_race(
         )
         running = None if again else _running_game(db, entries)
         if running is not None:
-            state = _state(running)
-            db.commit()
-            return state, False
+            return game_state(running), False
         number = race.deal_number if race.kind == "challenge" else None
-        row, game = _start(db, player_id, settings, race.variant, number, race.deal, None)
+        row, game = start_game(db, player_id, settings, race.variant, number, race.deal, None)
         row.race_id = race.id
         entry = RaceEntry(
             race_id=race.id,
@@ -252,17 +248,13 @@ def play_race(
             publish(
                 db, race.id, Progress(entry.id, name, 0, 0, "playing", entry.ranked, row.version)
             )
-        state = _state(row, game)
-        db.commit()
+        state = game_state(row, game)
         return state, True
-    except BaseException:
-        db.rollback()
-        raise
 
 
 def standings(db: Session, race_id: str) -> list[Progress]:
     """Everyone's progress in the race (visible players only), first entry first."""
-    try:
+    with read_tx(db):
         rows = db.execute(
             select(RaceEntry, GameRow, PlayerProfile)
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
@@ -281,5 +273,3 @@ def standings(db: Session, race_id: str) -> list[Progress]:
                 Progress(entry.id, name, entry.moves, entry.suits, status, entry.ranked, version)
             )
         return out
-    finally:
-        db.rollback()

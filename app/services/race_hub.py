@@ -11,8 +11,10 @@ The hub brings in the reports made by any worker:
   ``RACE_POLL_SECONDS`` (one short query for all of the worker's streams, the connection
   checked out only for it); it stops when the worker's last stream ends.
 
-On SIGINT/SIGTERM the hub ends its streams, so a graceful server shutdown is not held up by
-browsers that keep a race page open.
+The application's lifespan (``app.main``) owns the hub: at shutdown ``await hub.close()`` ends
+every stream and stops the background task. Uvicorn sends the lifespan shutdown only once its
+connections have closed, so the server runs with ``--timeout-graceful-shutdown``: streams still
+open then are cancelled, and browsers reconnect to another worker by themselves.
 """
 
 from __future__ import annotations
@@ -21,8 +23,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import signal
-import threading
 from typing import Any
 
 import psycopg
@@ -102,6 +102,15 @@ class RaceHub:
             for sub in subs:
                 sub.put(None)
 
+    async def close(self) -> None:
+        """End every stream and stop the background task (the application shuts down)."""
+        self.close_streams()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
     def _resync_all(self) -> None:
         for subs in self._subs.values():
             for sub in subs:
@@ -124,31 +133,12 @@ class RaceHub:
             self._task = None
             self._ready = asyncio.Event()
             self.closing = asyncio.Event()
-            self._chain_signals(loop)
         if self._task is None or self._task.done():
             assert self._ready is not None
             self._ready.clear()
             url = get_settings().database_url
             runner = self._listen(url) if url.startswith("postgresql") else self._poll()
             self._task = loop.create_task(runner, name="race-hub")
-
-    def _chain_signals(self, loop: asyncio.AbstractEventLoop) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous = signal.getsignal(sig)
-
-            def handler(
-                signum: int, frame: Any, previous: Any = previous
-            ) -> None:  # pragma: no cover - exercised by server shutdowns
-                loop.call_soon_threadsafe(self.close_streams)
-                if callable(previous):
-                    previous(signum, frame)
-                elif previous == signal.default_int_handler:
-                    raise KeyboardInterrupt
-
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(sig, handler)
 
     async def _listen(self, url: str) -> None:
         dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)

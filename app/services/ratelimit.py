@@ -30,12 +30,11 @@ import time
 from typing import Literal
 
 from sqlalchemy import text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.models import Player, utcnow
-from app.db.session import begin_write
+from app.services.common import insert_ignore, is_postgres, write_tx
 
 Scope = Literal["games", "actions"]
 SCOPES: tuple[Scope, ...] = ("games", "actions")
@@ -92,12 +91,6 @@ _UPSERT_PG = text(
 )
 
 
-def _insert(db: Session, model: type[object]) -> postgresql.Insert | sqlite.Insert:
-    if db.get_bind().dialect.name == "postgresql":
-        return postgresql.insert(model)
-    return sqlite.insert(model)
-
-
 def consume(
     db: Session,
     player_id: str,
@@ -120,23 +113,15 @@ def consume(
     current = time.time() if now is None else now
     window_start = int(current // window) * window
 
-    begin_write(db)
-    try:
-        conn = db.connection()
-        upsert = _UPSERT_PG if conn.dialect.name == "postgresql" else _UPSERT
+    with write_tx(db):
+        upsert = _UPSERT_PG if is_postgres(db) else _UPSERT
         if scope == "games":
-            db.execute(
-                _insert(db, Player)
-                .values(id=player_id, created_at=utcnow())
-                .on_conflict_do_nothing()
-            )
-        row = conn.execute(
-            upsert, {"player_id": player_id, "scope": scope, "window_start": window_start}
-        ).one_or_none()
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
+            insert_ignore(db, Player, id=player_id, created_at=utcnow())
+        row = (
+            db.connection()
+            .execute(upsert, {"player_id": player_id, "scope": scope, "window_start": window_start})
+            .one_or_none()
+        )
     if row is None:
         return None
     count, started = int(row[0]), int(row[1])

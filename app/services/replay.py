@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.db.models import GameRow
 from app.engine import Action, Game, PublicView, parse_deal
 
+from .common import read_tx
 from .errors import ActionRefused, NotFound
 from .games import action_log, get_game
 from .types import GameState
@@ -37,12 +38,10 @@ def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
     if state.status != "won":
         raise ActionRefused("A replay is shown once the game is won.", "not_finished")
     actions = action_log(db, player_id, game_id)
-    try:
+    with read_tx(db):
         deal_text = db.execute(
             select(GameRow.deal).where(GameRow.id == game_id, GameRow.player_id == player_id)
         ).scalar_one_or_none()
-    finally:
-        db.rollback()
     if deal_text is None:
         raise NotFound()
     game = Game.new(state.variant, parse_deal(deal_text))

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Subquery
 
 from app.db.models import GameRow, Player, PlayerSettings, StatEvent, utcnow
-from app.db.session import begin_write
+from app.services.common import write_tx
 
 
 @dataclass(frozen=True)
@@ -106,11 +106,9 @@ def purge_stale_games(
     cutoff = cutoff_for(days, now)
     removed: list[RemovedGame] = []
     while True:
-        begin_write(db)
-        try:
+        with write_tx(db):
             batch = find_stale_games(db, days, now=now, limit=batch_size)
             if not batch:
-                db.rollback()
                 break
             deleted = set(
                 db.execute(
@@ -124,10 +122,6 @@ def purge_stale_games(
                     .execution_options(synchronize_session=False)
                 ).scalars()
             )
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
         removed.extend(g for g in batch if g.id in deleted)
         if len(deleted) < len(batch) or len(batch) < batch_size:
             # Fewer deleted than found means the rest changed meanwhile: stop, never spin.

@@ -24,13 +24,23 @@ from starlette.concurrency import run_in_threadpool
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.engine import VARIANTS, Move
+from app.engine import DEFAULT_VARIANT, VARIANTS, Move
 from app.engine.solver import random_winnable_deal, winnable_deals
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverHint, analyse_game
-from app.web import pages
-from app.web.deps import CsrfToken, PlayerId
+from app.web.pages import home_page
+from app.web.rendering import (
+    Page,
+    board_context,
+    conflict_page,
+    int_or_none,
+    is_htmx,
+    not_found,
+    render,
+    see_other,
+    templates,
+)
 from app.web.view import describe_move
 
 router = APIRouter(include_in_schema=False)
@@ -55,7 +65,7 @@ def solver_odds() -> list[dict[str, str]]:
     return odds_rows()
 
 
-pages.templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odds=solver_odds)
+templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odds=solver_odds)
 
 
 # -- "New winnable deal" -----------------------------------------------------------------------
@@ -63,20 +73,17 @@ pages.templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odd
 
 @router.post("/games/winnable", response_class=HTMLResponse)
 def new_winnable_game(
-    request: Request,
-    db: SessionDep,
-    player: PlayerId,
-    csrf_token: CsrfToken,
-    variant: Annotated[str, Form(max_length=40)] = "scorpion",
+    page: Page, variant: Annotated[str, Form(max_length=40)] = DEFAULT_VARIANT
 ) -> Response:
     """Start a game on a deal the solver proved winnable (from the shipped catalog)."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
         services.check_variant(variant)
         number = random_winnable_deal(variant)
     except ServiceError as exc:
-        return pages._home(request, db, player, csrf_token, error=exc.message, status_code=422)
+        return home_page(request, db, player, csrf_token, error=exc.message, status_code=422)
     except LookupError:
-        return pages._home(
+        return home_page(
             request,
             db,
             player,
@@ -86,7 +93,7 @@ def new_winnable_game(
             status_code=422,
         )
     state = services.create_game(db, player, variant, deal_number=number)
-    return pages.see_other(f"/games/{state.id}")
+    return see_other(f"/games/{state.id}")
 
 
 # -- the play page's solver buttons ------------------------------------------------------------
@@ -155,7 +162,7 @@ def _answer_page(
         hint_text = "move " + describe_move(state.view, move)
     elif hint == "deal":
         hint_text = "deal the stock"
-    ctx = pages._board_context(
+    ctx = board_context(
         request,
         csrf_token,
         state,
@@ -165,11 +172,9 @@ def _answer_page(
     b = ctx["b"]
     b.hints = None  # the highlight stays; the message line holds the solver's answer
     b.hint_deal = hint == "deal"
-    b.extra["solver_verdict"] = verdict
-    b.extra["assisted"] = True
     if fragment:
-        return pages.render(request, "play.html", ctx, block="game")
-    return pages.render(request, "play.html", ctx)
+        return render(request, "play.html", ctx, block="game")
+    return render(request, "play.html", ctx)
 
 
 async def _ask(
@@ -181,41 +186,26 @@ async def _ask(
     version: str | None,
     kind: str,
 ) -> Response:
-    expected = pages._int_or_none(version)
-    htmx = pages.is_htmx(request)
+    expected = int_or_none(version)
+    htmx = is_htmx(request)
     try:
         result: AnalysisResult = await analyse_game(
             db, player, game_id, hint=kind == "hint", expected_version=expected
         )
     except NotFound:
-        return pages._not_found(request, csrf_token)
+        return not_found(request, csrf_token)
     except VersionConflict as exc:
         current = await run_in_threadpool(services.get_game, db, player, game_id)
-        ctx = pages._board_context(
-            request,
-            csrf_token,
-            current,
-            error="This game changed in another tab or window; here is where it stands now. "
-            f"({exc.message})",
-        )
-        if htmx:
-            return pages.render(request, "play.html", ctx, status_code=409, block="game")
-        return pages.render(request, "play.html", ctx, status_code=409)
+        return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
     except ServiceError as exc:
         current = await run_in_threadpool(services.get_game, db, player, game_id)
-        ctx = pages._board_context(request, csrf_token, current, error=exc.message)
+        ctx = board_context(request, csrf_token, current, error=exc.message)
         if htmx:
-            return pages.render(request, "play.html", ctx, status_code=422, block="message_text")
-        return pages.render(request, "play.html", ctx, status_code=422)
+            return render(request, "play.html", ctx, status_code=422, block="message_text")
+        return render(request, "play.html", ctx, status_code=422)
     if htmx:
         return _answer_page(
-            request,
-            csrf_token,
-            result.state,
-            kind,
-            result.verdict,
-            result.hint,
-            fragment=True,
+            request, csrf_token, result.state, kind, result.verdict, result.hint, fragment=True
         )
     token = _serializer().dumps(
         {
@@ -226,50 +216,33 @@ async def _ask(
             "h": _hint_code(result.hint),
         }
     )
-    return pages.see_other(f"/games/{game_id}/solver?r={token}")
+    return see_other(f"/games/{game_id}/solver?r={token}")
 
 
 @router.post("/games/{game_id}/winnable", response_class=HTMLResponse)
-async def winnable(
-    request: Request,
-    game_id: str,
-    db: SessionDep,
-    player: PlayerId,
-    csrf_token: CsrfToken,
-    version: Annotated[str | None, Form()] = None,
-) -> Response:
-    """ "Is this still winnable?": the solver's verdict on the current position."""
-    return await _ask(request, db, player, csrf_token, game_id, version, "verdict")
-
-
 @router.post("/games/{game_id}/solver-hint", response_class=HTMLResponse)
-async def solver_hint(
-    request: Request,
-    game_id: str,
-    db: SessionDep,
-    player: PlayerId,
-    csrf_token: CsrfToken,
-    version: Annotated[str | None, Form()] = None,
+async def ask_solver(
+    page: Page, game_id: str, version: Annotated[str | None, Form()] = None
 ) -> Response:
-    """ "Solver hint": a move that keeps the game winnable (when the solver finds one)."""
-    return await _ask(request, db, player, csrf_token, game_id, version, "hint")
+    """ "Is this still winnable?" (``/winnable``): the solver's verdict on the current
+    position; "Solver hint" (``/solver-hint``): a move that keeps the game winnable (when
+    the solver finds one)."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    kind = "verdict" if request.url.path.endswith("/winnable") else "hint"
+    return await _ask(request, db, player, csrf_token, game_id, version, kind)
 
 
 @router.get("/games/{game_id}/solver", response_class=HTMLResponse)
 def solver_answer(
-    request: Request,
-    game_id: str,
-    db: SessionDep,
-    player: PlayerId,
-    csrf_token: CsrfToken,
-    r: Annotated[str, Query(max_length=400)] = "",
+    page: Page, game_id: str, r: Annotated[str, Query(max_length=400)] = ""
 ) -> Response:
     """The page a plain (non-htmx) solver question lands on: the game with the answer, while
     the game is still where it was when asked; otherwise simply the game."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
         state = services.get_game(db, player, game_id)
     except NotFound:
-        return pages._not_found(request, csrf_token)
+        return not_found(request, csrf_token)
     try:
         data = _serializer().loads(r)
     except BadSignature:
@@ -282,7 +255,7 @@ def solver_answer(
         or data.get("k") not in ("verdict", "hint")
         or state.status != "playing"
     ):
-        return pages.see_other(f"/games/{game_id}")
+        return see_other(f"/games/{game_id}")
     return _answer_page(
         request,
         csrf_token,

@@ -1,4 +1,4 @@
-"""The JSON API of ``../shared/API.md``, exactly: parse -> service -> render.
+"""The JSON API of docs/api.md, exactly: parse -> service -> render.
 
 Errors are raised by the services (``ServiceError``) and turned into ``{"detail": ...}`` by
 the handlers in ``app.web.errors``; identity and CSRF are enforced by ``IdentityMiddleware``.
@@ -21,11 +21,13 @@ from app.web.deps import CsrfToken, PlayerId, clear_identity
 # -- bodies ------------------------------------------------------------------------------------
 
 
-class _Strict(BaseModel):
+class StrictBody(BaseModel):
+    """A request body of exact JSON types (no coercion)."""
+
     model_config = ConfigDict(strict=True)
 
 
-class NewGameIn(_Strict):
+class NewGameIn(StrictBody):
     variant: StrictStr = Field(
         DEFAULT_VARIANT,
         description="The variant to play.",
@@ -38,12 +40,14 @@ class NewGameIn(_Strict):
         json_schema_extra={"minimum": MIN_DEAL_NUMBER, "maximum": MAX_DEAL_NUMBER},
     )
     deal: StrictStr | None = Field(
-        None,
-        description="A deal string: 52 card codes separated by single spaces (RULES.md).",
+        None, description="A deal string: 52 card codes separated by single spaces (RULES.md)."
     )
 
 
-class MoveIn(_Strict):
+NewGameBody = Annotated[NewGameIn | None, Body()]
+
+
+class MoveIn(StrictBody):
     from_column: StrictInt = Field(description="The column to pick up from, 0-6.")
     from_index: StrictInt = Field(
         description="Index of the picked-up card in its column (0 is the deepest card)."
@@ -54,7 +58,7 @@ class MoveIn(_Strict):
     )
 
 
-class VersionIn(_Strict):
+class VersionIn(StrictBody):
     version: StrictInt | None = Field(
         None, description="The game version this action was chosen against (409 if stale)."
     )
@@ -137,25 +141,14 @@ def game_out(state: GameState) -> GameOut:
     )
 
 
-def _stats_out(s: VariantStatistics) -> VariantStatsOut:
-    return VariantStatsOut(
-        started=s.started,
-        won=s.won,
-        win_rate=s.win_rate,
-        abandoned=s.abandoned,
-        current_streak=s.current_streak,
-        best_streak=s.best_streak,
-        best_time_seconds=s.best_time_seconds,
-        fewest_moves=s.fewest_moves,
-        last_played=s.last_played,
-        assisted_won=s.assisted_won,
-    )
+def stats_out(s: VariantStatistics) -> VariantStatsOut:
+    return VariantStatsOut.model_validate(s, from_attributes=True)
 
 
 # -- routes ------------------------------------------------------------------------------------
 
 
-def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {
         403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
         404: "No such game (or another player's game).",
@@ -180,14 +173,11 @@ def get_session(player_id: PlayerId, csrf_token: CsrfToken) -> SessionOut:
     "/games",
     status_code=201,
     response_model=GameOut,
-    responses=_errors(403, 422),
+    responses=error_responses(403, 422),
     summary="Start a new game",
 )
 def create_game(
-    db: SessionDep,
-    player_id: PlayerId,
-    response: Response,
-    body: Annotated[NewGameIn | None, Body()] = None,
+    db: SessionDep, player_id: PlayerId, response: Response, body: NewGameBody = None
 ) -> GameOut:
     body = body or NewGameIn.model_validate({})
     state = services.create_game(db, player_id, body.variant, body.deal_number, body.deal)
@@ -195,7 +185,9 @@ def create_game(
     return game_out(state)
 
 
-@router.get("/games/{id}", response_model=GameOut, responses=_errors(404, 422), summary="A game")
+@router.get(
+    "/games/{id}", response_model=GameOut, responses=error_responses(404, 422), summary="A game"
+)
 def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
     return game_out(services.get_game(db, player_id, game_id))
 
@@ -203,7 +195,7 @@ def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
 @router.post(
     "/games/{id}/moves",
     response_model=GameOut,
-    responses=_errors(403, 404, 409, 422),
+    responses=error_responses(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column",
 )
 def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
@@ -211,49 +203,41 @@ def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId
     return game_out(services.act(db, player_id, game_id, action, body.version))
 
 
-@router.post(
-    "/games/{id}/deal",
-    response_model=GameOut,
-    responses=_errors(403, 404, 409, 422),
-    summary="Deal the stock onto the first three columns",
-)
-def post_deal(
-    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
+STEP: dict[str, Any] = {"response_model": GameOut, "responses": error_responses(403, 404, 409, 422)}
+STEP_SUMMARIES = {
+    "deal": "Deal the stock onto the first three columns",
+    "undo": "Undo the last step",
+    "redo": "Redo the step the last undo took back",
+}
+
+
+@router.post("/games/{id}/deal", name="post_deal", summary=STEP_SUMMARIES["deal"], **STEP)
+@router.post("/games/{id}/undo", name="post_undo", summary=STEP_SUMMARIES["undo"], **STEP)
+@router.post("/games/{id}/redo", name="post_redo", summary=STEP_SUMMARIES["redo"], **STEP)
+def post_step(
+    request: Request,
+    game_id: GameId,
+    db: SessionDep,
+    player_id: PlayerId,
+    body: OptionalVersion = None,
 ) -> GameOut:
+    # The deal, undo or redo: the last part of the path names it.
+    kind = request.url.path.rsplit("/", 1)[-1]
     version = body.version if body else None
-    return game_out(services.act(db, player_id, game_id, ("deal",), version))
+    return game_out(services.act(db, player_id, game_id, (kind,), version))
 
 
-@router.post(
-    "/games/{id}/undo",
-    response_model=GameOut,
-    responses=_errors(403, 404, 409, 422),
-    summary="Undo the last step",
-)
-def post_undo(
-    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
-) -> GameOut:
-    version = body.version if body else None
-    return game_out(services.act(db, player_id, game_id, ("undo",), version))
-
-
-@router.post(
-    "/games/{id}/redo",
-    response_model=GameOut,
-    responses=_errors(403, 404, 409, 422),
-    summary="Redo the step the last undo took back",
-)
-def post_redo(
-    game_id: GameId, db: SessionDep, player_id: PlayerId, body: OptionalVersion = None
-) -> GameOut:
-    version = body.version if body else None
-    return game_out(services.act(db, player_id, game_id, ("redo",), version))
+DELETE: dict[str, Any] = {
+    "status_code": 204,
+    "response_class": Response,
+    "responses": error_responses(403),
+}
 
 
 @router.get(
     "/games/{id}/hints",
     response_model=HintsOut,
-    responses=_errors(404, 422),
+    responses=error_responses(404, 422),
     summary="Every legal, useful move, and whether the deal is possible",
 )
 def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
@@ -272,7 +256,7 @@ def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     "/games/{id}/restart",
     status_code=201,
     response_model=GameOut,
-    responses=_errors(403, 404, 422),
+    responses=error_responses(403, 404, 422),
     summary="A new game with the same deal",
 )
 def post_restart(
@@ -286,40 +270,22 @@ def post_restart(
 @router.get("/stats", response_model=StatsOut, summary="Statistics of every variant")
 def get_stats(db: SessionDep, player_id: PlayerId) -> StatsOut:
     stats = services.get_stats(db, player_id, recent_limit=0, days=0)
-    return StatsOut(variants={name: _stats_out(s) for name, s in stats.variants.items()})
+    return StatsOut(variants={name: stats_out(s) for name, s in stats.variants.items()})
 
 
-@router.delete(
-    "/games",
-    status_code=204,
-    response_class=Response,
-    responses=_errors(403),
-    summary="Delete every saved game of this player",
-)
+@router.delete("/games", summary="Delete every saved game of this player", **DELETE)
 def delete_games(db: SessionDep, player_id: PlayerId) -> Response:
     services.delete_games(db, player_id)
     return Response(status_code=204)
 
 
-@router.delete(
-    "/stats",
-    status_code=204,
-    response_class=Response,
-    responses=_errors(403),
-    summary="Delete every result of this player",
-)
+@router.delete("/stats", summary="Delete every result of this player", **DELETE)
 def delete_stats(db: SessionDep, player_id: PlayerId) -> Response:
     services.delete_results(db, player_id)
     return Response(status_code=204)
 
 
-@router.delete(
-    "/player",
-    status_code=204,
-    response_class=Response,
-    responses=_errors(403),
-    summary="Delete all of this player's data and clear the cookie",
-)
+@router.delete("/player", summary="Delete all of this player's data and clear the cookie", **DELETE)
 def delete_player(request: Request, db: SessionDep, player_id: PlayerId) -> Response:
     services.delete_player(db, player_id)
     response = Response(status_code=204)

@@ -1,6 +1,6 @@
 """JSON API addition (issue 5): ``POST /api/games/{id}/analysis``, the solver's verdict.
 
-An extension of ``../shared/API.md`` in its style (same identity, CSRF, errors and rate limit
+An extension of docs/api.md in its style (same identity, CSRF, errors and rate limit
 of actions). The route is async: the solver runs in a separate process
 (``app.services.analysis``) and the request awaits it without holding a thread.
 """
@@ -14,11 +14,11 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from app.db.session import SessionDep
 from app.services import analysis
-from app.web.api import ErrorOut, GameId, HintMoveOut, _errors, _Strict
+from app.web.api import ErrorOut, GameId, HintMoveOut, StrictBody, error_responses
 from app.web.deps import PlayerId
 
 
-class AnalysisIn(_Strict):
+class AnalysisIn(StrictBody):
     hint: StrictBool = Field(
         False,
         description="Also return a solver hint: the first action of a winning line the solver "
@@ -27,6 +27,9 @@ class AnalysisIn(_Strict):
     version: StrictInt | None = Field(
         None, description="The game version the question is about (409 if stale)."
     )
+
+
+AnalysisBody = Annotated[AnalysisIn | None, Body()]
 
 
 class DealHintOut(BaseModel):
@@ -50,7 +53,7 @@ class AnalysisOut(BaseModel):
 router = APIRouter(prefix="/api", tags=["api"])
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {
-    **_errors(403, 404, 409),
+    **error_responses(403, 404, 409),
     422: {
         "model": ErrorOut,
         "description": 'A malformed body, or a won game ("This game is won and finished"): '
@@ -71,10 +74,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     "for the rate limit.",
 )
 async def post_analysis(
-    game_id: GameId,
-    db: SessionDep,
-    player_id: PlayerId,
-    body: Annotated[AnalysisIn | None, Body()] = None,
+    game_id: GameId, db: SessionDep, player_id: PlayerId, body: AnalysisBody = None
 ) -> AnalysisOut:
     body = body or AnalysisIn.model_validate({})
     result = await analysis.analyse_game(

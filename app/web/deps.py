@@ -204,6 +204,24 @@ class IdentityMiddleware:
         return None, receive
 
 
+def _body_once(body: bytes, then: Receive) -> Receive:
+    """A ``receive`` that gives the whole ``body`` once, then defers to ``then``."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await then()
+
+    return receive
+
+
+async def _disconnected() -> Message:
+    return {"type": "http.disconnect"}
+
+
 async def _form_token(
     scope: Scope, receive: Receive, headers: Headers
 ) -> tuple[str | None, Receive]:
@@ -225,37 +243,19 @@ async def _form_token(
         chunks.append(chunk)
         more = bool(message.get("more_body", False))
     body = b"".join(chunks)
-    replayed = False
-
-    async def replay() -> Message:
-        nonlocal replayed
-        if not replayed:
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
     token: str | None = None
     if content_type == "application/x-www-form-urlencoded":
         values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(CSRF_FIELD)
         token = values[0] if values else None
     else:
-        once = False
-
-        async def feed() -> Message:
-            nonlocal once
-            if not once:
-                once = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return {"type": "http.disconnect"}
-
         try:
-            form = await Request(scope, feed).form()
+            form = await Request(scope, _body_once(body, _disconnected)).form()
             value = form.get(CSRF_FIELD)
             token = value if isinstance(value, str) else None
             await form.close()
         except Exception:
             token = None
-    return token, replay
+    return token, _body_once(body, receive)
 
 
 # -- dependencies for routes -------------------------------------------------------------------

@@ -1,17 +1,26 @@
-"""Every error is ``{"detail": "<a sentence a player understands>"}``; never a stack trace.
+"""Every error, one answer per fault: ``{"detail": "<a sentence a player understands>"}`` for
+the API, the site's error page (``app.web.rendering.render_error``) for a browser
+(``Accept: text/html``) outside ``/api``; never a stack trace.
 
-Service errors map to 404 / 409 / 422; request validation errors become one readable
-sentence; unknown routes and methods get a sentence too; anything unexpected is logged and
-answered with a plain 500 sentence (a 5xx is a defect: this is only the safety net).
+- Service errors: 404 (``NotFound``), 409 (``VersionConflict``), 422 (refused or invalid).
+- Request validation errors: 422 with one readable sentence; unknown routes and methods: a
+  sentence too.
+- Rate limited (``app.services.ratelimit.RateLimited``): 429 with ``Retry-After``.
+- The database cannot be reached or is busy past its timeout (``OperationalError``,
+  ``InterfaceError``, the pool's ``TimeoutError``, any ``DBAPIError`` that invalidated its
+  connection): 503 with ``Retry-After``. Nothing is half-done: every service runs in one
+  transaction, which the database rolls back; ``pool_pre_ping`` replaces dead connections, so
+  service comes back by itself as soon as the database does. Any other database error is a
+  defect: a logged 500.
+- Anything unexpected: logged, and a plain 500 sentence (a 5xx is a defect: the safety net).
 
-HTML pages: for a browser (``Accept: text/html``) outside ``/api``, the pages module may
-provide ``render_error(request, status_code, detail) -> Response``; it is used when present.
+``install(app)`` registers the handlers and documents 503 and 429 in ``/openapi.json``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -19,21 +28,24 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import escape
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.services import (
-    ActionRefused,
-    InvalidRequest,
     NotFound,
     ServiceError,
     VersionConflict,
 )
+from app.services.ratelimit import RateLimited
+from app.web.rendering import render_error
 
 log = logging.getLogger("scorpion")
 
-HtmlErrorRenderer = Callable[[Request, int, str], Response]
-
+DB_RETRY_AFTER_SECONDS = 2
+DB_DOWN_DETAIL = (
+    "The game server cannot reach its database just now (or it is busy). Nothing was "
+    "changed: please try again in a few seconds."
+)
 STATUS_TEXT = {
     400: "The request could not be understood.",
     401: "You are not signed in.",
@@ -47,8 +59,10 @@ STATUS_TEXT = {
 }
 
 
-def _wants_html(request: Request) -> bool:
-    if request.url.path.startswith("/api") or request.url.path == "/openapi.json":
+def wants_html(request: Request) -> bool:
+    """A browser page request (not the JSON API): pages get HTML errors, the API JSON."""
+    path = request.url.path
+    if path == "/api" or path.startswith("/api/") or path == "/openapi.json":
         return False
     return "text/html" in request.headers.get("accept", "")
 
@@ -87,25 +101,58 @@ def validation_message(errors: Sequence[Any]) -> str:
     return " ".join(dict.fromkeys(sentences))
 
 
-def install_error_handlers(app: FastAPI, html: HtmlErrorRenderer | None = None) -> None:
-    def respond(
-        request: Request, status: int, detail: str, headers: dict[str, str] | None = None
-    ) -> Response:
-        if html is not None and _wants_html(request):
-            try:
-                response = html(request, status, detail)
-                if headers:
-                    response.headers.update(headers)
-                return response
-            except Exception:  # fall back to plain text below
-                log.exception("error page failed")
-        if _wants_html(request):
-            page = (
-                "<!doctype html><html lang=en><meta charset=utf-8><title>Scorpion</title>"
-                f'<main><h1>Sorry</h1><p>{escape(detail)}</p><p><a href="/">Home</a></p></main>'
-            )
-            return HTMLResponse(page, status_code=status, headers=headers)
-        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+def is_connection_fault(error: BaseException) -> bool:
+    """True for errors that mean "the database cannot be reached", not a defect."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError):
+        return True
+    return isinstance(error, sa_exc.DBAPIError) and bool(error.connection_invalidated)
+
+
+def respond(
+    request: Request, status: int, detail: str, headers: dict[str, str] | None = None
+) -> Response:
+    """The answer to any error: the error page for a browser, else JSON ``detail``."""
+    if wants_html(request):
+        try:
+            response = render_error(request, status, detail)
+            if headers:
+                response.headers.update(headers)
+            return response
+        except Exception:  # fall back to plain HTML below
+            log.exception("error page failed")
+        page = (
+            "<!doctype html><html lang=en><meta charset=utf-8><title>Scorpion</title>"
+            f'<main><h1>Sorry</h1><p>{escape(detail)}</p><p><a href="/">Home</a></p></main>'
+        )
+        return HTMLResponse(page, status_code=status, headers=headers)
+    return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+
+
+def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return respond(
+        request, 500, "Something went wrong on our side; nothing was changed. Please retry."
+    )
+
+
+def _http_detail(exc: StarletteHTTPException) -> tuple[int, str]:
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        # FastAPI's answer to a body that is not even text (bad UTF-8): a malformed body.
+        return 422, "The request body is not valid JSON."
+    detail = exc.detail if isinstance(exc.detail, str) else ""
+    default = STATUS_TEXT.get(exc.status_code, "The request could not be completed.")
+    # Starlette's own defaults ("Not Found", "Method Not Allowed") are not sentences.
+    try:
+        phrase = HTTPStatus(exc.status_code).phrase
+    except ValueError:
+        phrase = ""
+    if not detail or detail == phrase:
+        detail = default
+    return exc.status_code, detail
+
+
+def install(app: FastAPI) -> None:
+    """Register every error handler and document 503 and 429 in the OpenAPI schema."""
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
@@ -113,9 +160,7 @@ def install_error_handlers(app: FastAPI, html: HtmlErrorRenderer | None = None) 
             status = 404
         elif isinstance(exc, VersionConflict):
             status = 409
-        elif isinstance(exc, InvalidRequest | ActionRefused):
-            status = 422
-        else:
+        else:  # InvalidRequest, ActionRefused
             status = 422
         return respond(request, status, exc.message)
 
@@ -125,33 +170,80 @@ def install_error_handlers(app: FastAPI, html: HtmlErrorRenderer | None = None) 
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
-            # FastAPI's answer to a body that is not even text (bad UTF-8): a malformed body.
-            return respond(request, 422, "The request body is not valid JSON.")
-        detail = exc.detail if isinstance(exc.detail, str) else ""
-        default = STATUS_TEXT.get(exc.status_code, "The request could not be completed.")
-        # Starlette's own defaults ("Not Found", "Method Not Allowed") are not sentences.
-        try:
-            phrase = HTTPStatus(exc.status_code).phrase
-        except ValueError:
-            phrase = ""
-        if not detail or detail == phrase:
-            detail = default
-        return respond(request, exc.status_code, detail, dict(exc.headers or {}) or None)
+        status, detail = _http_detail(exc)
+        return respond(request, status, detail, dict(exc.headers or {}) or None)
 
-    @app.exception_handler(OperationalError)
-    async def _db_busy(request: Request, exc: OperationalError) -> Response:
-        log.error("database error: %s", exc)
-        return respond(
-            request,
-            503,
-            "The game server is busy right now; nothing was changed. Please try again.",
-            {"Retry-After": "1"},
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(request: Request, exc: RateLimited) -> Response:
+        return respond(request, 429, exc.message, {"Retry-After": str(exc.retry_after)})
+
+    async def _database_fault(request: Request, exc: Exception) -> Response:
+        if not is_connection_fault(exc):
+            return _unexpected(request, exc)  # any other database error is a defect
+        first_line = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        log.warning(
+            "database unavailable on %s %s: %s", request.method, request.url.path, first_line
         )
+        headers = {"Retry-After": str(DB_RETRY_AFTER_SECONDS), "Cache-Control": "no-store"}
+        return respond(request, 503, DB_DOWN_DETAIL, headers)
+
+    app.add_exception_handler(sa_exc.DBAPIError, _database_fault)  # Operational-, Interface-
+    app.add_exception_handler(sa_exc.TimeoutError, _database_fault)  # the pool's
 
     @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return respond(
-            request, 500, "Something went wrong on our side; nothing was changed. Please retry."
-        )
+    async def _unexpected_error(request: Request, exc: Exception) -> Response:
+        return _unexpected(request, exc)
+
+    document_fault_responses(app)
+
+
+ERROR_BODY: dict[str, Any] = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+RATE_LIMITED_TEXT = (
+    "Too many requests of this player (new games or actions) in the current window: "
+    "nothing changed. See Retry-After."
+)
+UNAVAILABLE_TEXT = "The database cannot be reached just now: nothing changed. See Retry-After."
+
+
+def _fault_response(description: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": {
+            "Retry-After": {
+                "description": "Seconds to wait before trying again.",
+                "schema": {"type": "integer"},
+            }
+        },
+        "content": {"application/json": {"schema": dict(body)}},
+    }
+
+
+def document_fault_responses(app: FastAPI) -> None:
+    """Add 503 (every API operation) and 429 (every POST, and hints) to ``/openapi.json``,
+    so the published schema lists every status the API can answer. The body is the API's
+    error model (``ErrorOut``: ``{"detail": ...}``) when the schema has one."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        components = schema.get("components", {}).get("schemas", {})
+        body = {"$ref": "#/components/schemas/ErrorOut"} if "ErrorOut" in components else ERROR_BODY
+        for path, operations in schema.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for method, operation in operations.items():
+                if not isinstance(operation, dict) or "responses" not in operation:
+                    continue
+                responses = operation["responses"]
+                responses.setdefault("503", _fault_response(UNAVAILABLE_TEXT, body))
+                if method == "post" or path.endswith("/hints"):
+                    responses.setdefault("429", _fault_response(RATE_LIMITED_TEXT, body))
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -7,7 +7,7 @@ out, what an action did (the move, a revealed card, a removed suit, the win).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from markupsafe import Markup
@@ -86,7 +86,6 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:

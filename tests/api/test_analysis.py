@@ -18,20 +18,16 @@ from app.config import get_settings
 from app.engine import Game, parse_deal
 from app.engine.solver import analyse
 from app.services import analysis
-
-from .helpers import KNOWN_WIN, Player, assert_error, assert_no_hidden_card, count_rows, mirror
-
-# From ../shared/anchors/solvitaire-scorpion-200.jsonl (copied: CI runs on a clean clone).
-# Seed 1: the C++ solver proves it unsolvable; ours proves it lost without a search.
-LOST_DEAL = (
-    "JS TC QH TD 3C KH 7D QC TH 6C 4H KS 5S 3D JD 8S 9S 9D 2S AS KC QS 7H 8D KD AH 9H JC "
-    "8H 4C 6D 2D 5D 6S AC 2H 4S 2C 7S 7C AD QD 3S 5H 3H 6H 8C 4D 5C TS JH 9C"
+from tests.support.api_client import (
+    KNOWN_WIN,
+    Player,
+    assert_error,
+    assert_no_hidden_card,
+    count_rows,
+    mirror,
 )
-# Seed 151: the C++ solver timed out; ours needs about 2 s and 90,000 positions (a loss).
-HARD_DEAL = (
-    "8D JS 3D 8H AC TH 7D 3S QS 9C 3C 5H 7H KC 2H KH 2D 4D 9D 2C 9S JC QD 9H AS 6C TC 3H "
-    "QH 4C 5D 5S QC 6S KD 7C TS 5C 4S 6H 4H 8C JH JD 6D TD AD 8S 2S KS AH 7S"
-)
+from tests.support.deals import HARD_DEAL, LOST_DEAL
+
 ANSWER_KEYS = {"verdict", "seconds", "hint", "version"}
 
 

@@ -10,8 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine, text
 
 from app.engine import Game, deal_from_number, format_deal
-
-from .helpers import (
+from tests.support.api_client import (
     GAME_KEYS,
     KNOWN_WIN,
     Player,

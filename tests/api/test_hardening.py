@@ -11,8 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.config import get_settings
-
-from .helpers import Player, assert_error
+from tests.support.api_client import Player, assert_error
 
 LIMIT = get_settings().max_body_bytes
 

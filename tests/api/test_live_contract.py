@@ -21,7 +21,7 @@ import httpx2
 import pytest
 
 from app.engine import Game, deal_from_number, format_deal
-from tests.api import helpers
+from tests.support import api_client as helpers
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN_WIN = helpers.KNOWN_WIN

@@ -19,8 +19,8 @@ from app.config import Settings
 from app.engine import Action, Game, deal_from_number, format_deal, parse_deal
 from app.engine.solver import winnable_deals, winning_line
 from app.services import daily
-from tests.api.helpers import Player, assert_error, assert_no_hidden_card, count_rows
-from tests.web.short_deals import WIN_DEAL, WIN_LINE
+from tests.support.api_client import Player, assert_error, assert_no_hidden_card, count_rows
+from tests.support.deals import WIN_DEAL, WIN_LINE
 
 pytestmark = pytest.mark.usefixtures("configured")
 

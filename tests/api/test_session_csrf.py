@@ -12,8 +12,7 @@ from sqlalchemy import Engine
 from app.config import get_settings
 from app.main import create_app
 from app.web.deps import csrf_token_for, read_player_cookie
-
-from .helpers import Player, assert_error, count_rows, player_rows
+from tests.support.api_client import Player, assert_error, count_rows, player_rows
 
 
 def test_first_session_request_creates_a_signed_httponly_lax_cookie(app: FastAPI) -> None:

@@ -10,8 +10,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.config import get_settings
-
-from .helpers import KNOWN_WIN, Player, assert_error, count_rows
+from tests.support.api_client import KNOWN_WIN, Player, assert_error, count_rows
 
 
 def _scorpion(p: Player) -> dict[str, Any]:

@@ -9,62 +9,26 @@ import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 
 from app.engine import Game, name, parse_deal
-from tests.e2e.conftest import ARTIFACTS, Problems, Server, shot, watch
-from tests.web.short_deals import EMPTY_DEAL, EMPTY_LINE, WIN_DEAL, WIN_LINE
+from tests.support.browser import (
+    ARTIFACTS,
+    Problems,
+    animations_done,
+    click_move,
+    play_line,
+    shot,
+    start,
+    tap,
+    version,
+    wait_version,
+    watch,
+)
+from tests.support.deals import EMPTY_DEAL, EMPTY_LINE, WIN_DEAL, WIN_LINE
+from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def start(page: Page, server: Server, deal: str, variant: str = "scorpion") -> None:
-    page.goto(server.base_url + "/")
-    page.fill("#deal", deal)
-    page.select_option("#variant-s", variant)
-    page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
-    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
-
-
-def tap(page: Page, selector: str) -> None:
-    """Click a card in its visible strip (the cards on it cover the rest of it)."""
-    page.locator(selector).click(position={"x": 12, "y": 8})
-
-
-def version(page: Page) -> int:
-    return int(page.locator("#game-head").get_attribute("data-version") or "0")
-
-
-def wait_version(page: Page, v: int) -> None:
-    expect(page.locator("#game-head")).to_have_attribute("data-version", str(v))
-
-
-def cards_in(page: Page, col: int) -> int:
-    return page.locator(f"#col-{col} .card").count()
-
-
-def target(page: Page, col: int) -> str:
-    return f"#col-{col} .card.top" if cards_in(page, col) else f"#col-{col} .slot"
-
-
-def click_move(page: Page, a: int, i: int, b: int) -> None:
-    v = version(page)
-    tap(page, f"#c{a}-{i}")
-    expect(page.locator(f"#c{a}-{i}")).to_have_class(re.compile(r"\bsel\b"))
-    tap(page, target(page, b))
-    wait_version(page, v + 1)
-
-
-def play_line(page: Page, line: list[tuple[object, ...]]) -> None:
-    for action in line:
-        if action[0] == "deal":
-            v = version(page)
-            page.click("#deal-btn")
-            wait_version(page, v + 1)
-        else:
-            _, a, i, b = action
-            click_move(page, int(a), int(i), int(b))  # type: ignore[call-overload]
 
 
 def board_state(page: Page) -> list[str]:
@@ -93,7 +57,7 @@ def assert_no_hidden_card_in_dom(page: Page, game: Game) -> None:
         assert name(c) not in html, f"hidden card {name(c)} in the page"
 
 
-def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
+def test_win_a_known_deal_by_clicking(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     mirror = Game.new("scorpion", parse_deal(WIN_DEAL))
     assert_no_hidden_card_in_dom(page, mirror)
@@ -113,7 +77,7 @@ def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
     # The celebration does not block the page: the navigation is still usable.
     expect(win.get_by_role("button", name="New game")).to_be_visible()
     expect(win.get_by_role("button", name="Play this deal again")).to_be_visible()
-    page.wait_for_timeout(600)  # let the panel finish rising
+    animations_done(page)  # the panel has finished rising
     shot(page, "win-1280x800")
     # The finished game can be watched as a replay, stepping on by itself.
     win.get_by_role("link", name="Watch the replay").click()
@@ -124,15 +88,16 @@ def test_win_a_known_deal_by_clicking(page: Page, server: Server) -> None:
     shot(page, "replay-1280x800")
     page.click("#pause")
     expect(page.locator("#play")).to_be_visible()
+    # Paused: no step is pending (the autoplay's next step is a ``#tick-N`` element).
+    expect(page.locator("[id^=tick-]")).to_have_count(0)
     step = page.locator("#step").text_content()
-    page.wait_for_timeout(1000)  # paused: it no longer moves on
     expect(page.locator("#step")).to_have_text(step or "")
     # Statistics counted the start and the win.
-    page.goto(server.base_url + "/stats")
+    page.goto(server.url + "/stats")
     assert int(stat(page, "won")) >= 1
 
 
-def test_illegal_drop_is_refused_with_the_engines_message(page: Page, server: Server) -> None:
+def test_illegal_drop_is_refused_with_the_engines_message(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     before = board_state(page)
     tap(page, "#c0-6")  # three of spades
@@ -154,7 +119,7 @@ def test_illegal_drop_is_refused_with_the_engines_message(page: Page, server: Se
     shot(page, "illegal-1280x800")
 
 
-def test_undo_turns_a_revealed_card_face_down_again(page: Page, server: Server) -> None:
+def test_undo_turns_a_revealed_card_face_down_again(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     assert page.locator("#col-0 .card.down").count() == 3
     click_move(page, 0, 3, 4)  # the group leaves: the ace of spades turns up
@@ -171,7 +136,7 @@ def test_undo_turns_a_revealed_card_face_down_again(page: Page, server: Server) 
     expect(page.locator("#c0-2 .sr")).to_have_text("ace of spades")
 
 
-def test_deal_onto_an_empty_column(page: Page, server: Server) -> None:
+def test_deal_onto_an_empty_column(page: Page, server: LiveServer) -> None:
     start(page, server, EMPTY_DEAL)
     play_line(page, EMPTY_LINE[:4])
     expect(page.locator("#col-0 .slot")).to_have_text("K only")
@@ -184,7 +149,7 @@ def test_deal_onto_an_empty_column(page: Page, server: Server) -> None:
     expect(page.locator("#deal-btn")).to_contain_text("Stock empty")
 
 
-def test_drag_and_drop_one_move(page: Page, server: Server) -> None:
+def test_drag_and_drop_one_move(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     src = page.locator("#c0-3").bounding_box()
     dst = page.locator("#col-4 .card.top").bounding_box()
@@ -202,7 +167,7 @@ def test_drag_and_drop_one_move(page: Page, server: Server) -> None:
     expect(page.locator("#message")).to_contain_text("Moved the six of spades")
 
 
-def test_moves_by_keyboard_alone(page: Page, server: Server) -> None:
+def test_moves_by_keyboard_alone(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     page.keyboard.press("d")  # D deals
     wait_version(page, 2)
@@ -245,7 +210,7 @@ def test_moves_by_keyboard_alone(page: Page, server: Server) -> None:
     expect(page.locator("#board .col.hint-dst").first).to_be_visible()
 
 
-def test_reload_finds_the_game_as_it_was(page: Page, server: Server) -> None:
+def test_reload_finds_the_game_as_it_was(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:4])
     board = board_state(page)
@@ -255,30 +220,30 @@ def test_reload_finds_the_game_as_it_was(page: Page, server: Server) -> None:
     assert board_state(page) == board
     expect(page.locator("#moves")).to_have_text("4")
     # The start page offers to resume it too.
-    page.goto(server.base_url + "/")
+    page.goto(server.url + "/")
     page.get_by_role("link", name="Resume your game").first.click()
     assert page.url == url
 
 
-def test_delete_everything_then_statistics_are_zero(page: Page, server: Server) -> None:
+def test_delete_everything_then_statistics_are_zero(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE)
-    page.goto(server.base_url + "/stats")
+    page.goto(server.url + "/stats")
     assert int(stat(page, "started")) >= 1
     assert int(stat(page, "won")) >= 1
-    page.goto(server.base_url + "/privacy")
+    page.goto(server.url + "/privacy")
     page.click("#del-all summary")
     page.get_by_role("button", name="Yes, delete everything").click()
     page.wait_for_url(re.compile(r"/privacy\?done=all"))
     expect(page.locator("#done")).to_contain_text("Everything about you is deleted")
-    page.goto(server.base_url + "/stats")
+    page.goto(server.url + "/stats")
     assert stat(page, "started") == "0"
     assert stat(page, "won") == "0"
     assert stat(page, "rate") == "–"
     expect(page.locator("#no-recent")).to_be_visible()
 
 
-def test_hint_lists_the_moves_and_the_deal(page: Page, server: Server) -> None:
+def test_hint_lists_the_moves_and_the_deal(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     page.click("#hint-btn")
     expect(page.locator("#message .hints")).to_contain_text("and the deal")
@@ -286,8 +251,8 @@ def test_hint_lists_the_moves_and_the_deal(page: Page, server: Server) -> None:
     shot(page, "hint-1280x800")
 
 
-def test_share_link_opens_the_deal(page: Page, server: Server) -> None:
-    page.goto(server.base_url + "/")
+def test_share_link_opens_the_deal(page: Page, server: LiveServer) -> None:
+    page.goto(server.url + "/")
     page.fill("#deal_number", "31337")
     page.locator("#deal_number").locator("xpath=ancestor::form").locator(
         "button[type=submit]"
@@ -305,7 +270,7 @@ def test_share_link_opens_the_deal(page: Page, server: Server) -> None:
     assert board_state(page) == first_board
 
 
-def test_plain_forms_without_javascript(browser: Browser, server: Server) -> None:
+def test_plain_forms_without_javascript(browser: Browser, server: LiveServer) -> None:
     ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
     problems = Problems()
     page = ctx.new_page()
@@ -330,7 +295,9 @@ def test_plain_forms_without_javascript(browser: Browser, server: Server) -> Non
 
 
 @pytest.mark.parametrize("width,height", [(360, 640), (1280, 800), (1920, 1080)])
-def test_screenshots_and_layout(browser: Browser, server: Server, width: int, height: int) -> None:
+def test_screenshots_and_layout(
+    browser: Browser, server: LiveServer, width: int, height: int
+) -> None:
     ctx = browser.new_context(viewport={"width": width, "height": height})
     problems = Problems()
     page = ctx.new_page()
@@ -338,7 +305,7 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
     size = f"{width}x{height}"
     try:
         for path, name in [("/", "home"), ("/rules", "rules"), ("/privacy", "privacy")]:
-            page.goto(server.base_url + path)
+            page.goto(server.url + path)
             shot(page, f"{name}-{size}")
             assert page.evaluate("document.documentElement.scrollWidth") <= width
         start(page, server, WIN_DEAL)
@@ -359,20 +326,20 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
         wait_version(page, 2)
         after = page.locator("#board").bounding_box()
         assert top and after and top["y"] == after["y"] and top["x"] == after["x"]
-        page.wait_for_timeout(300)  # let the landing animation end
+        animations_done(page)  # the card has landed
         shot(page, f"moved-{size}")
         page.keyboard.press("h")
         expect(page.locator("#message .hints")).to_be_visible()
         shot(page, f"hint-{size}")
         page.emulate_media(color_scheme="dark")
-        page.goto(server.base_url + "/")
+        page.goto(server.url + "/")
         start(page, server, WIN_DEAL)
         shot(page, f"play-dark-{size}")
         play_line(page, WIN_LINE)
         expect(page.locator("#win")).to_be_in_viewport()
-        page.wait_for_timeout(600)
+        animations_done(page)
         shot(page, f"win-dark-{size}")
-        page.goto(server.base_url + "/stats")  # with a win in the recent games
+        page.goto(server.url + "/stats")  # with a win in the recent games
         expect(page.locator("#recent")).to_be_visible()
         shot(page, f"stats-dark-{size}")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
@@ -382,7 +349,7 @@ def test_screenshots_and_layout(browser: Browser, server: Server, width: int, he
     assert problems.refused_answers == 0
 
 
-def test_play_page_weight_is_under_150_kb(browser: Browser, server: Server) -> None:
+def test_play_page_weight_is_under_150_kb(browser: Browser, server: LiveServer) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
     try:
@@ -412,7 +379,7 @@ def test_play_page_weight_is_under_150_kb(browser: Browser, server: Server) -> N
 
 
 def test_a_card_chosen_in_the_address_is_still_chosen_with_javascript(
-    page: Page, server: Server
+    page: Page, server: LiveServer
 ) -> None:
     start(page, server, WIN_DEAL)
     page.goto(page.url + "?select=0-3")

@@ -10,9 +10,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from tests.e2e.conftest import Problems, Server, shot
-from tests.e2e.test_play import play_line, start
-from tests.web.short_deals import WIN_DEAL, WIN_LINE
+from tests.support.browser import (
+    Problems,
+    play_line,
+    shot,
+    start,
+)
+from tests.support.deals import WIN_DEAL, WIN_LINE
+from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
 
@@ -57,8 +62,8 @@ def two_pages(browser: Browser) -> Iterator[tuple[Page, Page]]:
     problems.check()
 
 
-def set_name(page: Page, server: Server, name: str) -> None:
-    page.goto(server.base_url + "/privacy")
+def set_name(page: Page, server: LiveServer, name: str) -> None:
+    page.goto(server.url + "/privacy")
     page.fill("#display_name", name)
     page.locator("#profile-form button[type=submit]").click()
     expect(page.locator("#done")).to_contain_text("name")
@@ -68,7 +73,9 @@ def row_of(page: Page, name: str) -> object:
     return page.locator("#race-live .race-row", has_text=name)
 
 
-def test_two_players_race_on_one_challenge(two_pages: tuple[Page, Page], server: Server) -> None:
+def test_two_players_race_on_one_challenge(
+    two_pages: tuple[Page, Page], server: LiveServer
+) -> None:
     ann, bob = two_pages
     set_name(ann, server, "Ann")
     set_name(bob, server, "Bob")

@@ -9,14 +9,19 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.engine.solver import winnable_deals
-from tests.e2e.conftest import Problems, Server, shot, watch
-from tests.e2e.test_play import start
-from tests.web.short_deals import WIN_DEAL
+from tests.support.browser import (
+    Problems,
+    shot,
+    start,
+    watch,
+)
+from tests.support.deals import WIN_DEAL
+from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
 
 
-def test_is_it_winnable_and_the_solver_hint(page: Page, server: Server) -> None:
+def test_is_it_winnable_and_the_solver_hint(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
     page.click("#winnable-btn")
     message = page.locator("#message")
@@ -33,10 +38,10 @@ def test_is_it_winnable_and_the_solver_hint(page: Page, server: Server) -> None:
     shot(page, "solver-hint-1280x800")
 
 
-def test_new_winnable_deal_from_the_home_page(page: Page, server: Server) -> None:
+def test_new_winnable_deal_from_the_home_page(page: Page, server: LiveServer) -> None:
     catalogued = set(winnable_deals("scorpion"))
     assert catalogued, "the shipped catalog of winnable Scorpion deals is empty"
-    page.goto(server.base_url + "/")
+    page.goto(server.url + "/")
     expect(page.locator("#v-scorpion").locator("xpath=..")).to_contain_text(
         "proved winnable by our solver"
     )
@@ -46,7 +51,7 @@ def test_new_winnable_deal_from_the_home_page(page: Page, server: Server) -> Non
     assert int(number) in catalogued
 
 
-def test_solver_buttons_without_javascript(browser: Browser, server: Server) -> None:
+def test_solver_buttons_without_javascript(browser: Browser, server: LiveServer) -> None:
     ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
     problems = Problems()
     page = ctx.new_page()

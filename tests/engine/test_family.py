@@ -25,8 +25,7 @@ from app.engine import (
 )
 from app.engine.cards import code
 from app.engine.solver import SolverUnsupported, solve_deal
-
-from .helpers import make_family_game
+from tests.support.cards import make_family_game
 
 # Golden layouts: these are the contract for these numbers in these variants, on every
 # machine and in every future version. Never change them. (Columns deepest card first,

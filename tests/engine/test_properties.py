@@ -16,8 +16,7 @@ from app.engine import (
     deal_from_number,
 )
 from app.engine.cards import code
-
-from . import reference as ref
+from tests.support import reference as ref
 
 deal_numbers = st.integers(min_value=1, max_value=MAX_DEAL_NUMBER)
 FAMILY = list(ALL_VARIANTS)

@@ -14,8 +14,7 @@ from app.engine import (
     StockEmpty,
     deal_from_number,
 )
-
-from .helpers import codes, make_game
+from tests.support.cards import codes, make_game
 
 RUN_S = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S"  # spades King..Two; the Ace completes it
 

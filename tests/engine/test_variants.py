@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine import VARIANTS, Game, IllegalMove, Move, deal_from_number, get_variant
-
-from .helpers import codes, make_game
+from tests.support.cards import codes, make_game
 
 
 def test_the_three_variants_are_known_by_name() -> None:

@@ -15,7 +15,7 @@ from sqlalchemy import inspect
 
 from app.db.models import Base
 from app.db.session import make_engine
-from tests.conftest import (
+from tests.support.postgres import (
     BACKENDS,
     ROOT,
     alembic_config,

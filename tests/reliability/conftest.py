@@ -9,22 +9,16 @@ skipped, unless ``REQUIRE_POSTGRES=1``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from alembic import command
 
-from scripts.liveserver import LiveServer, postgres_database, sqlite_database
-from tests.conftest import alembic_config, require_postgres_or_skip
+from tests.support.postgres import migrate_in_process, require_postgres_or_skip
+from tests.support.server import LiveServer, ServerFactory, postgres_database, sqlite_database
 
 BACKENDS = ["sqlite", "postgresql"]
-
-
-def migrate_in_process(url: str) -> None:
-    """``alembic upgrade head`` (in this process: no interpreter start-up per database)."""
-    command.upgrade(alembic_config(url), "head")
 
 
 @contextmanager
@@ -63,9 +57,6 @@ def shared_server(
     server = LiveServer(shared_db_url, workers=2, env={"RATE_LIMITS": "off"}, log_path=log)
     with server:
         yield server
-
-
-ServerFactory = Callable[..., LiveServer]
 
 
 @pytest.fixture()

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine import deal_from_number, parse_deal
-from scripts.liveserver import LiveServer
-from tests.reliability.live import (
+from tests.support.live import (
     LivePlayer,
     assert_log_consistent,
     at_once,
     stored_game,
 )
+from tests.support.server import LiveServer
 
 N = 12
 DEAL = 1234

@@ -11,8 +11,8 @@ from typing import Any
 import httpx2
 
 from app.engine import Action
-from tests.reliability.conftest import ServerFactory
-from tests.reliability.live import LivePlayer, assert_log_consistent, stored_game
+from tests.support.live import LivePlayer, assert_log_consistent, stored_game
+from tests.support.server import ServerFactory
 
 ACKS_BEFORE_KILL = 25
 MAX_ACTIONS = 400  # bound: the stream stops by itself even if the kill never came

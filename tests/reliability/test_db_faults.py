@@ -12,10 +12,9 @@ import httpx2
 import psycopg
 import pytest
 
-from scripts.liveserver import migrate
-from tests.reliability.conftest import ServerFactory
-from tests.reliability.live import LivePlayer
-from tests.reliability.throwaway_pg import ThrowawayPostgres, require_postgres_binaries
+from tests.support.live import LivePlayer
+from tests.support.server import ServerFactory, migrate
+from tests.support.throwaway_pg import ThrowawayPostgres, require_postgres_binaries
 
 HTML = {"Accept": "text/html,application/xhtml+xml"}
 

@@ -21,11 +21,10 @@ import httpx2
 import psycopg
 from sqlalchemy.engine import make_url
 
-from scripts.liveserver import LiveServer, migrate, postgres_database
-from tests.conftest import require_postgres_or_skip
-from tests.reliability.conftest import ServerFactory
-from tests.reliability.live import LivePlayer
-from tests.web.short_deals import WIN_DEAL, WIN_LINE
+from tests.support.deals import WIN_DEAL, WIN_LINE
+from tests.support.live import LivePlayer
+from tests.support.postgres import require_postgres_or_skip
+from tests.support.server import LiveServer, ServerFactory, migrate, postgres_database
 
 DELIVERY_TIMEOUT = 10.0  # generous: delivery is expected well within a second
 PROGRESS_KEYS = {"name", "you", "moves", "suits", "status", "ranked", "entry"}

@@ -16,8 +16,8 @@ from app.db.models import RateLimitCounter
 from app.db.session import make_engine
 from app.services import delete_player
 from app.services.ratelimit import RateLimited, consume
-from tests.reliability.conftest import ServerFactory
-from tests.reliability.live import LivePlayer, at_once
+from tests.support.live import LivePlayer, at_once
+from tests.support.server import ServerFactory
 
 PLAYER = "p" * 32
 

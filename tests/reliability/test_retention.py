@@ -16,7 +16,7 @@ from app.db.models import GameRow, MoveLog, Player, PlayerSettings, StatEvent, u
 from app.db.session import make_engine
 from app.services import act, create_game
 from app.services.retention import find_stale_games, purge_stale_games
-from scripts.liveserver import REPO, server_env
+from tests.support.server import REPO, server_env
 
 OLD, RECENT, LURKER = "old-player-" + "a" * 20, "recent-player-" + "b" * 20, "lurker-" + "c" * 25
 
@@ -179,7 +179,7 @@ def test_retention_service_rechecks_and_validates(fresh_db_url: str, engine: Eng
 
 
 def test_retention_command_reports_an_unreachable_database() -> None:
-    from scripts.liveserver import free_port
+    from tests.support.server import free_port
 
     url = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/nowhere"
     result = _retention(url, "--days", "30")

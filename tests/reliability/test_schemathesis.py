@@ -26,8 +26,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from scripts.liveserver import LiveServer
-from tests.reliability.live import LivePlayer
+from tests.support.live import LivePlayer
+from tests.support.server import LiveServer
 
 MAX_EXAMPLES = 30
 CHECKS = [
@@ -61,9 +61,8 @@ class Target:
 def target(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:
-    from scripts.liveserver import postgres_database, sqlite_database
-    from tests.conftest import require_postgres_or_skip
-    from tests.reliability.conftest import migrate_in_process
+    from tests.support.postgres import migrate_in_process, require_postgres_or_skip
+    from tests.support.server import postgres_database, sqlite_database
 
     tmp = tmp_path_factory.mktemp("schemathesis")
 

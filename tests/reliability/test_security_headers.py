@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from starlette.requests import HTTPConnection
 
 from app.web.security import CONTENT_SECURITY_POLICY, cookie_secure, request_is_https
-from scripts.liveserver import LiveServer, sqlite_database
-from tests.reliability.conftest import migrate_in_process
+from tests.support.postgres import migrate_in_process
+from tests.support.server import LiveServer, sqlite_database
 
 HTML = {"Accept": "text/html"}
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from scripts.bench_sse import run
-from tests.conftest import require_postgres_or_skip
+from tests.support.postgres import require_postgres_or_skip
 
 STREAMS = 200
 

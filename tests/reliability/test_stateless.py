@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from tests.reliability.conftest import ServerFactory
-from tests.reliability.live import LivePlayer, assert_log_consistent, stored_game
+from tests.support.live import LivePlayer, assert_log_consistent, stored_game
+from tests.support.server import ServerFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = {"Accept": "text/html"}

@@ -18,8 +18,8 @@ from sqlalchemy import Engine, text
 from app.config import get_settings
 from app.engine import Game, deal_from_number, parse_deal
 from app.engine.solver import catalogs, encode_line, odds, solve_deal
-from tests.api.test_analysis import HARD_DEAL, LOST_DEAL
-from tests.web.test_pages import HTMX, Browser, assert_no_hidden_card, version_of
+from tests.support.deals import HARD_DEAL, LOST_DEAL
+from tests.support.html_client import HTMX, Browser, assert_no_hidden_card, version_of
 
 KNOWN_WIN: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "known_wins.json").read_text()

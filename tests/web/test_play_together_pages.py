@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from app.services import daily
-from tests.api.helpers import Player, assert_error, count_rows
+from tests.support.api_client import Player, assert_error, count_rows
 
 pytestmark = pytest.mark.usefixtures("configured")
 
@@ -103,7 +103,8 @@ def test_privacy_page_name_form(app: FastAPI) -> None:
 
 def test_the_live_panel_shows_leaders_and_you_not_a_crowd() -> None:
     from app.services.race import Progress
-    from app.web.play_together import PANEL_ROWS, _rows_html, panel_rows
+    from app.services.race_panel import PANEL_ROWS, panel_rows
+    from app.web.race_streams import rows_html
 
     def row(entry: int, moves: int, suits: int, status: str) -> Progress:
         return Progress(entry, f"P{entry}", moves, suits, status, True, moves + 1)
@@ -114,5 +115,5 @@ def test_the_live_panel_shows_leaders_and_you_not_a_crowd() -> None:
     assert [p.entry for p in shown[:2]] == [41, 40]  # winners first, fewest moves first
     assert len(shown) == PANEL_ROWS + 1 and shown[-1].entry == 1  # you, though far behind
     assert more == len(rows) - len(shown)
-    html = _rows_html(rows, frozenset({1}))
+    html = rows_html(rows, frozenset({1}))
     assert f"and {more} more on this deal" in html and html.count("<li") == PANEL_ROWS + 1

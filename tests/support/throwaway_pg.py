@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.liveserver import free_port
+from tests.support.server import free_port
 
 
 def postgres_bindir() -> Path | None:

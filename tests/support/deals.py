@@ -1,8 +1,8 @@
 """Hand-built deals with short, known lines, shared by the HTML and browser tests.
 
 Columns are numbered 0-6 as in the engine; within a column index 0 is the deepest card.
-Each line is a list of engine actions; ``tests/web/test_short_deals.py`` plays them in the
-engine, so a test that relies on them fails loudly if a line ever stops being legal.
+Each line is a list of engine actions; the tests that use them (tests/services, tests/web,
+tests/e2e) play them through the app, so a test fails loudly if a line ever stops being legal.
 """
 
 from __future__ import annotations
@@ -73,3 +73,15 @@ EMPTY_LINE: list[Action] = [
     ("move", 0, 0, 3),  # column 1 is empty
     ("deal",),  # the two of spades lands in the empty column 1
 ]
+
+# From the Solvitaire anchors (tests/engine/test_solver_data/solvitaire-scorpion-200.jsonl).
+# Seed 1: the C++ solver proves it unsolvable; ours proves it lost without a search.
+LOST_DEAL = (
+    "JS TC QH TD 3C KH 7D QC TH 6C 4H KS 5S 3D JD 8S 9S 9D 2S AS KC QS 7H 8D KD AH 9H JC "
+    "8H 4C 6D 2D 5D 6S AC 2H 4S 2C 7S 7C AD QD 3S 5H 3H 6H 8C 4D 5C TS JH 9C"
+)
+# Seed 151: the C++ solver timed out; ours needs about 2 s and 90,000 positions (a loss).
+HARD_DEAL = (
+    "8D JS 3D 8H AC TH 7D 3S QS 9C 3C 5H 7H KC 2H KH 2D 4D 9D 2C 9S JC QD 9H AS 6C TC 3H "
+    "QH 4C 5D 5S QC 6S KD 7C TS 5C 4S 6H 4H 8C JH JD 6D TD AD 8S 2S KS AH 7S"
+)

@@ -16,20 +16,22 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import psycopg
 from psycopg import sql
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 # The PostgreSQL server the tests use (DEVELOPERS.md): trust auth, admin database ``test``.
 PG_ADMIN_DSN = os.environ.get("SCORPION_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/test")
 
 # A fixed, test-only key: cookies stay valid across a restart of the server.
 TEST_SECRET_KEY = "reliability-tests-secret-key-0123456789abcdef"
+
+GRACEFUL_SHUTDOWN_SECONDS = 3  # as the Dockerfile: then open streams are cancelled
 
 
 def free_port() -> int:
@@ -133,6 +135,8 @@ class LiveServer:
             str(self.port),
             "--workers",
             str(self.workers),
+            "--timeout-graceful-shutdown",  # open event streams must not hold a shutdown up
+            str(GRACEFUL_SHUTDOWN_SECONDS),
             "--no-access-log",
             "--log-level",
             "warning",
@@ -209,3 +213,7 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# What the ``start_server`` fixture yields: start a server on a database URL.
+ServerFactory = Callable[..., LiveServer]

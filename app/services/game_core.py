@@ -1,0 +1,131 @@
+"""The core of a game's life that several services share: its public state, loading it, and
+starting one (superseding the player's unfinished game of the variant).
+
+``app.services.games`` (new games, actions) and ``app.services.race`` (games on a shared deal)
+both build on it; neither imports the other's internals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import GameRow, PlayerSettings, utcnow
+from app.engine import Game, parse_deal
+
+from .common import add_event, new_game_id, stats_row
+from .errors import NotFound
+from .types import GameState
+
+# The ``GameState`` fields copied from the game's row as they are.
+ROW_FIELDS: tuple[str, ...] = ("id", "variant", "deal_number", "version", "status", "saved")
+ROW_FIELDS += ("assisted", "restarted_from", "created_at", "updated_at", "finished_at", "race_id")
+
+
+def game_state(row: Any, game: Game | None = None) -> GameState:
+    """The public state of a game row (``row``: a ``GameRow`` or anything with its attributes)."""
+    if game is None:
+        game = Game.from_snapshot(row.snapshot)
+    return GameState(
+        view=game.public_view(),
+        stuck=game.stuck,
+        can_deal=game.can_deal,
+        abandoned=row.abandoned_at is not None,
+        **{name: getattr(row, name) for name in ROW_FIELDS},
+    )
+
+
+def load_game(db: Session, player_id: str, game_id: str, *, lock: bool = False) -> GameRow:
+    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+        raise NotFound()
+    stmt = select(GameRow).where(GameRow.id == game_id, GameRow.player_id == player_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    row = db.execute(stmt).scalar_one_or_none()
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def start_game(
+    db: Session,
+    player_id: str,
+    settings: PlayerSettings,
+    variant: str,
+    deal_number: int | None,
+    deal_text: str,
+    restarted_from: str | None,
+) -> tuple[GameRow, Game]:
+    now = utcnow()
+    supersede(db, player_id, settings, variant, now)
+    game = Game.new(variant, parse_deal(deal_text))
+    row = GameRow(
+        id=new_game_id(),
+        player_id=player_id,
+        variant=variant,
+        deal_number=deal_number,
+        deal=deal_text,
+        status="playing",
+        snapshot=game.to_snapshot(),
+        version=1,
+        moves=0,
+        saved=settings.save_games,
+        assisted=False,
+        counted=settings.record_stats,
+        restarted_from=restarted_from,
+        created_at=now,
+        updated_at=now,
+    )
+    db.add(row)
+    db.flush()
+    if settings.record_stats:
+        stats = stats_row(db, player_id, variant)
+        stats.started += 1
+        stats.last_played_at = now
+        add_event(db, player_id, variant, "start", game_id=row.id, deal_number=deal_number, at=now)
+    return row, game
+
+
+def supersede(
+    db: Session, player_id: str, settings: PlayerSettings, variant: str, now: Any
+) -> None:
+    """Abandon the player's current unfinished game(s) of ``variant``."""
+    rows: Sequence[GameRow] = (
+        db.execute(
+            select(GameRow)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.variant == variant,
+                GameRow.status == "playing",
+                GameRow.abandoned_at.is_(None),
+            )
+            .with_for_update()
+        )
+        .scalars()
+        .all()
+    )
+    for old in rows:
+        if settings.record_stats and old.counted:
+            stats = stats_row(db, player_id, variant)
+            stats.abandoned += 1
+            stats.current_streak = 0
+            stats.last_played_at = now
+            add_event(
+                db,
+                player_id,
+                variant,
+                "abandon",
+                game_id=None if not settings.save_games else old.id,
+                deal_number=old.deal_number,
+                moves=old.moves,
+                at=now,
+            )
+        if settings.save_games:
+            old.abandoned_at = now
+            old.saved = False
+        else:
+            db.delete(old)  # not kept for later; its move log goes with it (ON DELETE CASCADE)
+    db.flush()

@@ -1,0 +1,243 @@
+"""Rendering the HTML pages: the templates and their globals, ``render``, redirects, the
+context builders every page shares, and the error pages. Every page module uses this one.
+
+A request made by htmx (``HX-Request: true``) gets only the template blocks it changes
+(jinja2-fragments); any other request gets a ``303`` back to the full page after a successful
+action. Every response says ``Vary: HX-Request``.
+
+Only ``PublicView`` is ever rendered: no face-down or stock card identity reaches the browser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup
+from sqlalchemy.orm import Session
+
+from app.db.session import SessionDep
+from app.engine import MAX_DEAL_NUMBER, VARIANTS, Move
+from app.services import GameState
+from app.web.deps import CsrfToken, PlayerId
+from app.web.view import board_view, card_name, format_seconds, rank_label, suit_name
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES_DIR = ROOT / "templates"
+STATIC_DIR = ROOT / "static"
+CARDS_COOKIE = "scorpion_cards"
+
+# How a race entry's status reads on the pages (daily deal, challenges, the live panel).
+RACE_STATUS_TEXT = {
+    "playing": "playing",
+    "won": "finished: won",
+    "stuck": "stuck",
+    "gave-up": "gave up",
+    "rejected": "result rejected",
+    "unfinished": "did not finish",
+}
+
+templates = Jinja2Blocks(directory=str(TEMPLATES_DIR))
+
+
+@cache
+def _static_hash(path: str) -> str:
+    try:
+        return hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:10]
+    except OSError:
+        return "0"
+
+
+def static_url(path: str) -> str:
+    """``/static/<path>?v=<content hash>``: cacheable forever, refreshed when it changes."""
+    return f"/static/{path}?v={_static_hash(path)}"
+
+
+def _favicon_data_url() -> str:
+    """The site icon inline (a data: URL): one request fewer, and none to abort mid-load."""
+    svg = (STATIC_DIR / "favicon.svg").read_text().strip()
+    return "data:image/svg+xml," + quote(svg, safe=" =:/'\"<>.")
+
+
+templates.env.globals.update(favicon=_favicon_data_url(), static_url=static_url)
+templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_name=card_name)
+templates.env.globals.update(format_seconds=format_seconds, variants=VARIANTS)
+templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
+templates.env.globals["together_css"] = "css/together.css"
+
+
+# -- requests and responses ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    """What every page route needs: the request, its session, the player and the CSRF token."""
+
+    request: Request
+    db: Session
+    player: str
+    csrf_token: str
+
+
+def _page_request(
+    request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfToken
+) -> PageRequest:
+    return PageRequest(request, db, player, csrf_token)
+
+
+Page = Annotated[PageRequest, Depends(_page_request)]
+
+
+def is_htmx(request: Request) -> bool:
+    return (
+        request.headers.get("hx-request") == "true"
+        and request.headers.get("hx-history-restore-request") != "true"
+    )
+
+
+def int_or_none(value: str | None) -> int | None:
+    """A form field's whole number, or None when it is missing, blank, too long or not one."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value or len(value) > 12:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+def render(
+    request: Request,
+    name: str,
+    context: dict[str, Any],
+    *,
+    status_code: int = 200,
+    block: str | None = None,
+    blocks: list[str] | None = None,
+) -> Response:
+    """The template ``name`` (or only its ``block`` / ``blocks``), not cached, ``Vary``-ing
+    on ``HX-Request``."""
+    if blocks:
+        response = templates.TemplateResponse(
+            request, name, context, status_code=status_code, block_names=blocks
+        )
+    elif block:
+        response = templates.TemplateResponse(
+            request, name, context, status_code=status_code, block_name=block
+        )
+    else:
+        response = templates.TemplateResponse(request, name, context, status_code=status_code)
+    response.headers["Vary"] = "HX-Request"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def see_other(url: str) -> Response:
+    """The ``303`` a non-htmx form post gets back to the full page."""
+    response = RedirectResponse(url, status_code=303)
+    response.headers["Vary"] = "HX-Request"
+    return response
+
+
+# -- contexts ---------------------------------------------------------------------------------
+
+
+def base_context(request: Request, csrf_token: str, nav: str = "") -> dict[str, Any]:
+    """What every page's layout needs: the CSRF field, the card colours, the current tab."""
+    return {
+        "csrf_token": csrf_token,
+        "csrf_input": Markup('<input type="hidden" name="csrf_token" value="{}">').format(
+            csrf_token
+        ),
+        "four_colour": request.cookies.get(CARDS_COOKIE) == "4",
+        "nav": nav,
+    }
+
+
+def board_context(
+    request: Request,
+    csrf_token: str,
+    state: GameState,
+    *,
+    sel: tuple[int, int] | None = None,
+    hints: list[Move] | None = None,
+    error: str | None = None,
+    notice: str | None = None,
+) -> dict[str, Any]:
+    """The play page's context: the layout's and the board ``b`` of ``state``."""
+    b = board_view(
+        game_id=state.id,
+        variant=state.variant,
+        deal_number=state.deal_number,
+        version=state.version,
+        view=state.view,
+        stuck=state.stuck,
+        can_deal=state.can_deal,
+        created_at=state.created_at,
+        finished_at=state.finished_at,
+        csrf_token=csrf_token,
+        base_url=base_url(request),
+        now=datetime.now(UTC),
+        sel=sel,
+        hints=hints,
+    )
+    b.error = error
+    b.notice = notice
+    ctx = base_context(request, csrf_token, "play")
+    ctx["b"] = b
+    return ctx
+
+
+def conflict_page(
+    request: Request, csrf_token: str, current: GameState, message: str, *, htmx: bool
+) -> Response:
+    """409: the game changed in another tab; the board as it stands now (its block for htmx)."""
+    ctx = board_context(
+        request,
+        csrf_token,
+        current,
+        error="This game changed in another tab or window; here is where it stands now. "
+        f"({message})",
+    )
+    return render(request, "play.html", ctx, status_code=409, block="game" if htmx else None)
+
+
+# -- error pages ------------------------------------------------------------------------------
+
+ERROR_TITLES = {403: "Not allowed", 404: "Not found", 405: "Not here", 429: "Slow down"}
+NO_GAME = "There is no such game here. It may have been deleted, or it belongs to another browser."
+
+
+def error_page(
+    request: Request, csrf_token: str, status: int, title: str, message: str
+) -> Response:
+    """The error page (its message only, for htmx)."""
+    ctx = base_context(request, csrf_token)
+    ctx.update(title=title, message=message)
+    block = "message_text" if is_htmx(request) else None
+    return render(request, "error.html", ctx, status_code=status, block=block)
+
+
+def not_found(request: Request, csrf_token: str, message: str = NO_GAME) -> Response:
+    return error_page(request, csrf_token, 404, "Not found", message)
+
+
+def render_error(request: Request, status_code: int, detail: str) -> Response:
+    """The HTML answer to an error raised outside a page's own handling (``app.web.errors``)."""
+    token = request.scope.get("state", {}).get("csrf_token")
+    title = ERROR_TITLES.get(status_code, "Something went wrong")
+    return error_page(request, token if isinstance(token, str) else "", status_code, title, detail)

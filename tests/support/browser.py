@@ -1,0 +1,142 @@
+"""Playwright helpers the browser tests share: Debian's Chromium and its flags, the page
+problem watcher (console errors, failed requests), screenshots, waiting for animations, and
+playing a game by clicking (``start``, ``play_line``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import ConsoleMessage, Page, expect
+
+from tests.support.server import LiveServer
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Problems:
+    items: list[str] = field(default_factory=list)
+    # A refused move is answered 422 on purpose (and a stale version 409); Chromium logs each
+    # such answer as "Failed to load resource". Those lines are counted, not ignored: their
+    # number must equal the number of 409/422 answers the page received.
+    refused_logs: int = 0
+    refused_answers: int = 0
+
+    def check(self) -> None:
+        assert self.items == [], "console errors or failed requests:\n" + "\n".join(self.items)
+        assert self.refused_logs == self.refused_answers
+
+
+REFUSED_LOG = re.compile(
+    r"^Failed to load resource: the server responded with a status of 4(09|22)"
+)
+
+
+def watch(page: Page, problems: Problems) -> None:
+    def on_console(m: ConsoleMessage) -> None:
+        if m.type not in ("error", "warning"):
+            return
+        if REFUSED_LOG.match(m.text):
+            problems.refused_logs += 1
+            return
+        problems.items.append(f"console {m.type}: {m.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda e: problems.items.append(f"page error: {e}"))
+    page.on(
+        "requestfailed",
+        lambda r: problems.items.append(f"request failed: {r.method} {r.url} {r.failure}"),
+    )
+
+    def on_response(r: object) -> None:
+        status = getattr(r, "status", 0)
+        url = getattr(r, "url", "")
+        # 4xx answers the game gives on purpose (a refused move) are not failures; anything
+        # else 4xx/5xx (a missing file, a server error) is.
+        if status in (409, 422):
+            problems.refused_answers += 1
+        elif status >= 400:
+            problems.items.append(f"HTTP {status}: {url}")
+
+    page.on("response", on_response)
+
+
+def shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def animations_done(page: Page) -> None:
+    """Wait until no finite CSS animation or transition runs (a panel rising, a card landing)."""
+    page.wait_for_function(
+        """() => document.getAnimations().every(a =>
+            a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"""
+    )
+
+
+# -- playing by clicking -------------------------------------------------------------------------
+
+
+def start(page: Page, server: LiveServer, deal: str, variant: str = "scorpion") -> None:
+    page.goto(server.url + "/")
+    page.fill("#deal", deal)
+    page.select_option("#variant-s", variant)
+    page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
+
+
+def tap(page: Page, selector: str) -> None:
+    """Click a card in its visible strip (the cards on it cover the rest of it)."""
+    page.locator(selector).click(position={"x": 12, "y": 8})
+
+
+def version(page: Page) -> int:
+    return int(page.locator("#game-head").get_attribute("data-version") or "0")
+
+
+def wait_version(page: Page, v: int) -> None:
+    expect(page.locator("#game-head")).to_have_attribute("data-version", str(v))
+
+
+def cards_in(page: Page, col: int) -> int:
+    return page.locator(f"#col-{col} .card").count()
+
+
+def target(page: Page, col: int) -> str:
+    return f"#col-{col} .card.top" if cards_in(page, col) else f"#col-{col} .slot"
+
+
+def click_move(page: Page, a: int, i: int, b: int) -> None:
+    v = version(page)
+    tap(page, f"#c{a}-{i}")
+    expect(page.locator(f"#c{a}-{i}")).to_have_class(re.compile(r"\bsel\b"))
+    tap(page, target(page, b))
+    wait_version(page, v + 1)
+
+
+def play_line(page: Page, line: list[tuple[object, ...]]) -> None:
+    for action in line:
+        if action[0] == "deal":
+            v = version(page)
+            page.click("#deal-btn")
+            wait_version(page, v + 1)
+        else:
+            _, a, i, b = action
+            click_move(page, int(a), int(i), int(b))  # type: ignore[call-overload]
