@@ -6,20 +6,32 @@ Public interface:
   progress; ``Analysis.verdict`` is ``"win"`` | ``"loss"`` | ``"unknown"``, ``line`` the winning
   line (verified through the engine) and ``first_action`` a solver hint.
 - ``solve_deal(variant, deal, budget_seconds)``: the same from a deal's opening layout.
-- ``random_winnable_deal(variant, rng) -> int``: a deal number from the shipped catalog.
+- ``random_winnable_deal(variant, rng, difficulty=None) -> int``: a deal number from the
+  shipped catalog, of the given grade (``"easy"`` | ``"medium"`` | ``"hard"``) if asked.
+- ``winnable_deals(variant, difficulty=None)``, ``deal_difficulty(variant, number)``: the
+  catalog and its difficulty grades (docs/difficulty.md, ``grading.py``).
 - ``winning_line(variant, number)``: a catalogued deal's verified line.
 - ``load_odds()``: the published odds (``odds.json``).
 - ``Position``, ``solve``, ``dead_reason``: the search core (tests, tools).
 
-Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds} --help``.
+Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds,grade} --help``.
 """
 
 from .api import Analysis, SolverError, analyse, solve_deal, verify_line
-from .catalogs import decode_line, encode_line, random_winnable_deal, winnable_deals, winning_line
+from .catalogs import (
+    DIFFICULTIES,
+    deal_difficulty,
+    decode_line,
+    encode_line,
+    random_winnable_deal,
+    winnable_deals,
+    winning_line,
+)
 from .odds import load_odds, wilson
 from .search import Position, SearchResult, Verdict, dead_reason, solve
 
 __all__ = [
+    "DIFFICULTIES",
     "Analysis",
     "Position",
     "SearchResult",
@@ -27,6 +39,7 @@ __all__ = [
     "Verdict",
     "analyse",
     "dead_reason",
+    "deal_difficulty",
     "decode_line",
     "encode_line",
     "load_odds",
