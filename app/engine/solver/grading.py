@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..cards import KING
 from ..deals import Deal, deal_from_number
-from ..game import Game, Move
+from ..game import Action, Game, Move
 from ..variants import Variant, get_variant
 from .search import Position, solve
 
@@ -157,36 +157,48 @@ PLAYERS: dict[str, Policy] = {
 def play(
     variant: str | Variant, deal: Deal, policy: Policy, seed: int, max_steps: int = MAX_STEPS
 ) -> bool:
-    """One scripted game: True if ``policy`` wins ``deal`` with ``random.Random(seed)``.
+    """One scripted game: True if ``policy`` wins ``deal`` with ``random.Random(seed)``."""
+    return play_log(variant, deal, policy, seed, max_steps)[0]
+
+
+def play_log(
+    variant: str | Variant, deal: Deal, policy: Policy, seed: int, max_steps: int = MAX_STEPS
+) -> tuple[bool, list[Action]]:
+    """One scripted game: (won, the actions taken).
 
     Each turn the player sees the engine's hints that lead to a position not seen before in
-    this game; it picks one, or ``None`` to deal. With no such hint it deals while the stock
-    holds cards; otherwise the game is lost. Every step goes through the engine's checks.
+    this game (a hint that wins at once is always taken); it picks one, or ``None`` to deal.
+    With no such hint it deals while the stock holds cards; otherwise the game is lost.
+    Every step goes through the engine's checks.
     """
     v = get_variant(variant) if isinstance(variant, str) else variant
     g = Game.new(v, deal)
     rng = random.Random(seed)
     seen = {_key(g)}
+    log: list[Action] = []
     for _ in range(max_steps):
-        if g.won:
-            return True
+        if g.won:  # the deal completed the last run
+            return True, log
         fresh: list[Move] = []
         for m in g.hints():
             g.move(*m)
-            if g.won:  # a winning move is always taken
-                return True
+            if g.won:
+                log.append(("move", *m))
+                return True, log
             if _key(g) not in seen:
                 fresh.append(m)
             g.undo()
         choice = policy(g, fresh, rng) if fresh else None
         if choice is None:
             if not g.can_deal:
-                return False
+                return False, log
             g.deal()
+            log.append(("deal",))
         else:
             g.move(*choice)
+            log.append(("move", *choice))
         seen.add(_key(g))
-    return g.won
+    return g.won, log
 
 
 def win_rate(variant: str, deal: Deal, player: str, seeds: Sequence[int]) -> float:
