@@ -1,9 +1,9 @@
 """Cross-check the shipped difficulty grades with players the grading never used.
 
-``python -m scripts.grade_crosscheck --variant scorpion [--seeds 8]`` plays every catalogued
-deal with three extra scripted players, none of them part of the measure in
-``app/engine/solver/grading.py``, on their own seeds, and prints their win rate per grade
-(docs/difficulty.md, "Cross-check"):
+``python -m scripts.grade_crosscheck --variant scorpion [--seeds 8] [--every 1]`` plays
+every (or every K-th) catalogued deal of each grade with three extra scripted players, none
+of them part of the measure in ``app/engine/solver/grading.py``, on their own seeds, and
+prints their win rate per grade (docs/difficulty.md, "Cross-check"):
 
 - ``first-hint``: always the engine's first hint that leads to a new position (no chance);
 - ``random-legal``: a uniformly random *legal* move (useful or not) to a new position;
@@ -62,11 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--variant", default="scorpion")
     p.add_argument("--seeds", type=int, default=8, help="games per deal (first-hint: 1)")
+    p.add_argument("--every", type=int, default=1, help="every K-th deal of a grade only")
     args = p.parse_args(argv)
     print(f"| {args.variant} | " + " | ".join(KINDS) + " |")
     print("|---|" + "---|" * len(KINDS))
     for difficulty in DIFFICULTIES:
-        numbers = winnable_deals(args.variant, difficulty)
+        numbers = winnable_deals(args.variant, difficulty)[:: args.every]
         cells = []
         for kind in KINDS:
             seeds = [0] if kind == "first-hint" else range(2_000_003, 2_000_003 + args.seeds)
