@@ -95,8 +95,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         print(f"{path}: no catalogued deals to grade")
         return 1
     measures: dict[int, Measures] = {}
-    bar = Progress(len(numbers), f"grade {args.variant}")
-    for n in numbers:
+    stored = data.get("measures", {})
+    if args.reuse_measures and data.get("grading", {}).get("runs") == args.runs:
+        # the measures of an earlier run with the same settings: only the grades are redone
+        measures = {int(k): Measures(*v) for k, v in stored.items() if int(k) in set(numbers)}
+    todo = [n for n in numbers if n not in measures]
+    bar = Progress(len(todo), f"grade {args.variant}")
+    for n in todo:
         measures[n] = measure(args.variant, n, args.runs)
         bar.update(1)
     bar.close()
@@ -214,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         metavar="K",
         help="held-out evidence on every K-th graded deal only (default: all)",
+    )
+    gr.add_argument(
+        "--reuse-measures",
+        action="store_true",
+        help="keep the stored measures of deals already measured with the same --runs",
     )
     gr.set_defaults(func=_cmd_grade)
 

@@ -12,7 +12,8 @@ higher for an easier deal, are taken on every catalogued deal of a variant:
   still finds a win within ``OPENING_NODES`` search nodes (an undecided answer counts half).
 
 The score of a deal is the mean of its three percentile ranks within the variant's catalog;
-the lower third of scores is ``hard``, the middle third ``medium``, the upper third ``easy``.
+the lower third of scores is ``hard``, the middle third ``medium``, the upper third ``easy``
+(deals of equal score are split at a cut in a fixed pseudo-random order: ``grade_all``).
 ``cautious_player`` (a third, rule-based player) and fresh seeds are kept out of the measure:
 they give the held-out evidence that the grades separate.
 
@@ -280,26 +281,25 @@ def scores(measures: dict[int, Measures]) -> dict[int, float]:
     return {n: round(sum(c[k] for c in cols) / 3, 6) for k, n in enumerate(numbers)}
 
 
-def thresholds(ease: dict[int, float]) -> tuple[float, float]:
-    """Tercile cut points: a score below the first is hard, from the second up is easy."""
-    values = sorted(ease.values())
-    n = len(values)
-    if n < 3:
-        return (0.0, 0.0)
-    return (values[n // 3], values[(2 * n) // 3])
-
-
-def grade_of(score: float, cuts: tuple[float, float]) -> str:
-    low, high = cuts
-    if score >= high:
-        return "easy"
-    if score >= low:
-        return "medium"
-    return "hard"
+def _tie_break(number: int) -> int:
+    """A fixed pseudo-random order among deals of equal score (not the deal number's order)."""
+    return (number * 2654435761) % (1 << 32)
 
 
 def grade_all(measures: dict[int, Measures]) -> tuple[dict[int, str], tuple[float, float]]:
-    """Grades of every measured deal and the thresholds used."""
+    """Grades of every measured deal and the thresholds (the scores at the two cuts).
+
+    Deals are ordered by score (ties in a fixed pseudo-random order, ``_tie_break``): the
+    first third is hard, the last third easy, the rest medium. So the grades stay balanced
+    even where many deals share a score (Wasp); a score below the first threshold is always
+    hard and one above the second always easy.
+    """
     ease = scores(measures)
-    cuts = thresholds(ease)
-    return {n: grade_of(s, cuts) for n, s in ease.items()}, cuts
+    order = sorted(ease, key=lambda n: (ease[n], _tie_break(n)))
+    n = len(order)
+    low, high = n // 3, (2 * n) // 3
+    grades = {
+        d: "hard" if k < low else "easy" if k >= high else "medium" for k, d in enumerate(order)
+    }
+    cuts = (ease[order[low]], ease[order[high]]) if n >= 3 else (0.0, 0.0)
+    return grades, cuts
