@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Path, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from app import services
 from app.db.session import SessionDep
@@ -41,6 +41,15 @@ class NewGameIn(StrictBody):
     )
     deal: StrictStr | None = Field(
         None, description="A deal string: 52 card codes separated by single spaces (RULES.md)."
+    )
+    winnable: StrictBool = Field(
+        False,
+        description="A deal from the variant's catalog of deals the solver proved winnable "
+        "(no deal_number or deal with it).",
+    )
+    difficulty: Literal["easy", "medium", "hard"] | None = Field(
+        None,
+        description='With "winnable": true, a deal of that grade (docs/difficulty.md).',
     )
 
 
@@ -90,6 +99,12 @@ class GameOut(BaseModel):
     version: int = Field(description="Increases by one on every accepted change.")
     can_undo: bool
     can_redo: bool
+    difficulty: str | None = Field(
+        None,
+        description="easy, medium or hard: the grade of a winnable deal asked for by "
+        "difficulty; null for every other game.",
+        json_schema_extra={"enum": ["easy", "medium", "hard", None]},
+    )
 
 
 class HintMoveOut(BaseModel):
@@ -138,6 +153,7 @@ def game_out(state: GameState) -> GameOut:
         version=state.version,
         can_undo=view.can_undo,
         can_redo=view.can_redo,
+        difficulty=state.difficulty,
     )
 
 
@@ -180,7 +196,15 @@ def create_game(
     db: SessionDep, player_id: PlayerId, response: Response, body: NewGameBody = None
 ) -> GameOut:
     body = body or NewGameIn.model_validate({})
-    state = services.create_game(db, player_id, body.variant, body.deal_number, body.deal)
+    state = services.create_game(
+        db,
+        player_id,
+        body.variant,
+        body.deal_number,
+        body.deal,
+        winnable=body.winnable,
+        difficulty=body.difficulty,
+    )
     response.headers["Location"] = f"/api/games/{state.id}"
     return game_out(state)
 
