@@ -176,6 +176,9 @@ def _board_context(
     )
     b.error = error
     b.notice = notice
+    # A shared deal whose number is hidden is the daily deal (its number shows once the day is
+    # over); the page names it so instead of "custom".
+    b.extra["daily"] = state.race_id is not None and state.deal_number is None
     ctx = _base_context(request, csrf_token, "play")
     ctx["b"] = b
     return ctx

@@ -87,6 +87,53 @@ class BoardView:
     error: str | None = None
     notice: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    # Where each face-up card may go: "col.idx:to,to col.idx:to" (public information only).
+    targets: str = ""
+
+
+RANK_ORDER = "A23456789TJQK"
+
+
+def legal_targets(view: PublicView, empty_any: bool) -> str:
+    """Every face-up card's legal destinations, from the public view alone.
+
+    Mirrors the engine's moves (a face-up card and everything on it goes onto the next higher
+    card of its suit at the top of another column, or a King (any card in variants that allow
+    it) into an empty column), leaving out moving a whole column into an empty one unless the
+    stock is still to be dealt and one of the two columns is among the first three (the only
+    case where it changes anything). Face-down cards have no entry and reveal nothing.
+    Encoded as ``"col.idx:to,to"`` items separated by spaces, for the page's one-tap moves.
+    """
+    if view.status == "won":
+        return ""
+    where: dict[str, tuple[int, int]] = {}
+    for c, col in enumerate(view.columns):
+        for i, code in enumerate(col):
+            if code:
+                where[code] = (c, i)
+    out: dict[tuple[int, int], list[int]] = {}
+    empties = [t for t, col in enumerate(view.columns) if not col]
+    for t, col in enumerate(view.columns):
+        if not col or not col[-1]:
+            continue
+        top = col[-1]
+        r = RANK_ORDER.index(top[0])
+        if r == 0:
+            continue
+        src = where.get(RANK_ORDER[r - 1] + top[1])
+        if src and src[0] != t:
+            out.setdefault(src, []).append(t)
+    if empties:
+        for code, (c, i) in where.items():
+            if not (empty_any or code[0] == "K"):
+                continue
+            for t in empties:
+                if i == 0 and not (view.stock and (c < 3 or t < 3)):
+                    continue
+                out.setdefault((c, i), []).append(t)
+    return " ".join(
+        f"{c}.{i}:{','.join(str(t) for t in sorted(ts))}" for (c, i), ts in sorted(out.items())
+    )
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
@@ -126,6 +173,7 @@ def with_rest(n: int) -> str:
 class HintView:
     short: str  # "7♦ 5→2": what the eye reads
     long: str  # the same in words, for screen readers
+    move: str = ""  # "col.idx.to": the move itself, for the page to draw and play it
 
 
 def short_move(view: PublicView, move: Move) -> str:
@@ -242,10 +290,18 @@ def board_view(
         hidden=hidden,
         sel=sel,
         selected_label=selected_label,
-        hints=[HintView(short_move(view, m), describe_move(view, m)) for m in hints]
+        hints=[
+            HintView(
+                short_move(view, m),
+                describe_move(view, m),
+                f"{m.from_column}.{m.from_index}.{m.to_column}",
+            )
+            for m in hints
+        ]
         if hints is not None
         else None,
         hint_deal=hints is not None and can_deal,
+        targets=legal_targets(view, bool(v and v.empty_accepts_any)),
     )
 
 
