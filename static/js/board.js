@@ -343,19 +343,27 @@
   // ---------------------------------------------------------------- hints: one at a time
   function hintItems() { return $$("#message .hint-item[data-move]"); }
 
+  // The moves listed, then the deal if it is useful too: one suggestion at a time.
+  let hintDeal = false;
   function showHint(k) {
     const items = hintItems();
     if (!items.length) return;
     clearMarks();
-    hintIdx = ((k % items.length) + items.length) % items.length;
+    const n = items.length + (hintDeal ? 1 : 0);
+    hintIdx = ((k % n) + n) % n;
     items.forEach((e, j) => { e.hidden = j !== hintIdx; });
+    const deal = $("#deal-btn");
+    if (hintIdx === items.length) { if (deal) deal.classList.add("hint-src"); return; }
     const [c, i, t] = items[hintIdx].dataset.move.split(".").map(Number);
     const a = $("#c" + c + "-" + i);
     if (a) { a.classList.add("hint-pair"); a.dataset.hintTo = t; }
     const col = colEl(t);
     if (col) col.classList.add("hint-target");
-    const deal = $("#deal-btn");
-    if (deal) deal.classList.remove("hint-src");
+  }
+  function hintsArrived() {
+    hintVersion = version();
+    hintDeal = !!$("#deal-btn.hint-src");
+    showHint(0);
   }
 
   function nextHint() {
@@ -432,6 +440,7 @@
   // card by its place) travels from where it was; a newly turned card flips; dealt cards come
   // from the stock; a completed run travels to the foundation row. Only transform and
   // opacity move, nothing waits for the motion, and nothing moves under reduced motion.
+  const ratio = (a, b) => (a > 0 && b > 0 ? a / b : 1);
   function rectOf(e) { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, width: r.width, height: r.height }; }
 
   function takeSnap() {
@@ -466,7 +475,7 @@
     const pic = clone.querySelector(".pic");
     if (pic) f.appendChild(pic);
     document.body.appendChild(f);
-    const sx = to.width / from.width;
+    const sx = ratio(to.width, from.width);
     const a = f.animate([
       { transform: "translate(0, 0) scale(1)", opacity: 1 },
       { transform: `translate(${to.left - from.left}px, ${to.top - from.top}px) scale(${sx})`, opacity: .9 },
@@ -486,6 +495,7 @@
       const col = e.closest(".col").dataset.col;
       const idx = Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e);
       const now = e.getBoundingClientRect();
+      if (!now.width) return;
       let old = null;
       if (code) { seen.add(code); const o = s.cards.get(code); if (o) old = o.r; }
       else old = s.downs.get(col + ":" + idx) || null;
@@ -509,7 +519,7 @@
       } else if (code && dealt && s.stock) {
         const delay = 40 * +col;
         e.animate([
-          { transform: `translate(${s.stock.left - now.left}px, ${s.stock.top - now.top}px) scale(${s.stock.width / now.width})`, zIndex: 5 },
+          { transform: `translate(${s.stock.left - now.left}px, ${s.stock.top - now.top}px) scale(${ratio(s.stock.width, now.width)})`, zIndex: 5 },
           { transform: "none", zIndex: 5 },
         ], { duration: DUR + 40, delay, easing: EASE, fill: "backwards" });
       } else if (code) {
@@ -544,8 +554,9 @@
     $$("#board .card").forEach((e) => {
       const col = +e.closest(".col").dataset.col;
       const now = e.getBoundingClientRect();
+      if (!now.width) return;
       e.animate([
-        { transform: `translate(${from.left - now.left}px, ${from.top - now.top}px) scale(${from.width / now.width})` },
+        { transform: `translate(${from.left - now.left}px, ${from.top - now.top}px) scale(${ratio(from.width, now.width)})` },
         { transform: "none" },
       ], { duration: DUR + 60, delay: col * 25, easing: EASE, fill: "backwards" });
     });
@@ -573,7 +584,7 @@
       layout();
       const s = snap; snap = null;
       play(s);
-      if (hintItems().length) { hintVersion = version(); showHint(0); }
+      if (hintItems().length) hintsArrived();
       if (focusAfter !== null) {
         const c = focusAfter; focusAfter = null;
         focusColumn(c, "last");
@@ -637,7 +648,7 @@
     const pref = $("#onetap-pref");
     if (pref) pref.checked = oneTap();
     layout();
-    if (hintItems().length) { hintVersion = version(); showHint(0); }
+    if (hintItems().length) hintsArrived();
     dealIn();
     startClock();
     showCopy();

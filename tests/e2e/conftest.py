@@ -192,3 +192,15 @@ def shot(page: Page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+def menu(page: Page, button: str) -> None:
+    """Click a button of the play page's "More" menu (opening the menu first)."""
+    if not page.locator("#more[open]").count():
+        page.click("#more-btn")
+    page.click(button)
+
+
+def settled(page: Page) -> None:
+    """Wait until no card is moving (the motion after an action has ended)."""
+    page.wait_for_function("() => document.getAnimations().length === 0")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from tests.e2e.conftest import Problems, Server, shot
+from tests.e2e.conftest import Problems, Server, menu, shot
 from tests.e2e.test_play import play_line, start
 from tests.web.short_deals import WIN_DEAL, WIN_LINE
 
@@ -75,7 +75,7 @@ def test_two_players_race_on_one_challenge(two_pages: tuple[Page, Page], server:
 
     # Ann starts a deal and makes a challenge of it; Bob opens the link and plays.
     start(ann, server, WIN_DEAL)
-    ann.click("#challenge-btn")
+    menu(ann, "#challenge-btn")
     ann.wait_for_url(re.compile(r"/challenge/[\w-]+$"))
     link = ann.locator("#challenge-url").input_value()
     assert link.endswith(ann.url.rsplit("/", 1)[1])
