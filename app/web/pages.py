@@ -375,13 +375,20 @@ def _after_action(
             f"({exc.message})",
         )
         if is_htmx(request):
-            return render(request, "play.html", ctx, status_code=409, block="game")
+            # The page asked and got its answer: 200 (a browser logs every 4xx as a failed
+            # request); the JSON API keeps its 409.
+            return render(request, "play.html", ctx, block="game")
         return render(request, "play.html", ctx, status_code=409)
     except ServiceError as exc:
         if is_htmx(request):
+            # A refused move is an answer, not a failure: 200 and the reason, routed to the
+            # message line (the JSON API and the page without htmx keep their 422).
             ctx = _base_context(request, csrf_token, "play")
             ctx["b"] = {"error": exc.message}
-            return render(request, "play.html", ctx, status_code=422, block="message_text")
+            response = render(request, "play.html", ctx, block="message_text")
+            response.headers["HX-Retarget"] = "#message"
+            response.headers["HX-Reswap"] = "innerHTML"
+            return response
         current = services.get_game(db, player, game_id)
         ctx = _board_context(request, csrf_token, current, error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
