@@ -152,10 +152,17 @@ def watch(page: Page, problems: Problems) -> None:
 
     page.on("console", on_console)
     page.on("pageerror", lambda e: problems.items.append(f"page error: {e}"))
-    page.on(
-        "requestfailed",
-        lambda r: problems.items.append(f"request failed: {r.method} {r.url} {r.failure}"),
-    )
+
+    def on_failed(r: object) -> None:
+        url = getattr(r, "url", "")
+        failure = str(getattr(r, "failure", ""))
+        # Leaving a page cancels its open event stream (a live race): the browser reports the
+        # request as aborted to Playwright but writes nothing to the console.
+        if url.endswith("/events") and "ERR_ABORTED" in failure:
+            return
+        problems.items.append(f"request failed: {getattr(r, 'method', '')} {url} {failure}")
+
+    page.on("requestfailed", on_failed)
 
     def on_response(r: object) -> None:
         status = getattr(r, "status", 0)

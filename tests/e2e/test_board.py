@@ -255,9 +255,7 @@ def test_a_thirty_card_column_fits(device: Device, server: Server) -> None:
     # The rank's glyph ends above the next card.
     for el in page.locator("#board a.card:not(.top) .rk").all()[:40]:
         rk = el.bounding_box()
-        nxt = el.evaluate(
-            "e => e.closest('.card').nextElementSibling.getBoundingClientRect().top"
-        )
+        nxt = el.evaluate("e => e.closest('.card').nextElementSibling.getBoundingClientRect().top")
         assert rk and rk["y"] + rk["height"] <= nxt + 1.5
     shot(page, f"column-30-{device.name}")
 
@@ -412,8 +410,9 @@ def test_a_whole_known_win_with_a_clean_console(device: Device, server: Server) 
     panel = page.locator("#win")
     expect(panel).to_be_visible()
     expect(page.locator(".foundation .fslot.done")).to_have_count(4)
-    for name in ("Watch the replay", "Play this deal again", "New game"):
-        expect(panel.get_by_role(re.compile("link|button"), name=name)).to_be_visible()  # type: ignore[arg-type]
+    expect(panel.get_by_role("link", name="Watch the replay")).to_be_visible()
+    expect(panel.get_by_role("button", name="Play this deal again")).to_be_visible()
+    expect(panel.get_by_role("button", name="New game")).to_be_visible()
     settled(page)
     in_view(page, "#win")
     shot(page, f"win-{device.name}")
