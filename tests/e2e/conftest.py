@@ -210,4 +210,6 @@ def menu(page: Page, button: str) -> None:
 
 def settled(page: Page) -> None:
     """Wait until no card is moving (the motion after an action has ended)."""
-    page.wait_for_function("() => document.getAnimations().length === 0")
+    page.wait_for_function(
+        "() => document.getAnimations().every(a => a.playState !== 'running')"
+    )
