@@ -447,7 +447,8 @@
     const b = board();
     if (!b) return null;
     const s = { cards: new Map(), downs: new Map(), stock: null, slots: [], done: 0, stockN: 0 };
-    $$("a.card[data-card]", b).forEach((e) => s.cards.set(e.dataset.card, { r: rectOf(e), el: e.cloneNode(true) }));
+    // The element itself: a card that leaves the board (a completed run) flies as it was.
+    $$("a.card[data-card]", b).forEach((e) => s.cards.set(e.dataset.card, { r: rectOf(e), el: e }));
     $$(".card.down", b).forEach((e) => {
       const c = e.closest(".col").dataset.col;
       s.downs.set(c + ":" + Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e), rectOf(e));
@@ -473,7 +474,7 @@
     f.setAttribute("aria-hidden", "true");
     f.style.cssText = `left:${from.left}px;top:${from.top}px;width:${from.width}px;height:${from.height}px`;
     const pic = clone.querySelector(".pic");
-    if (pic) f.appendChild(pic);
+    if (pic) f.appendChild(clone.isConnected ? pic.cloneNode(true) : pic);
     document.body.appendChild(f);
     const sx = ratio(to.width, from.width);
     const a = f.animate([
@@ -490,11 +491,12 @@
     const stockNow = +(($("#deal-btn .n") || {}).textContent || 0);
     const dealt = stockNow < s.stockN;
     let moved = 0;
-    $$(".card", b).forEach((e) => {
+    // Read every position first, then start the animations (no layout between the two).
+    const cards = $$(".card", b).map((e) => [e, e.getBoundingClientRect()]);
+    cards.forEach(([e, now]) => {
       const code = e.dataset.card;
       const col = e.closest(".col").dataset.col;
       const idx = Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e);
-      const now = e.getBoundingClientRect();
       if (!now.width) return;
       let old = null;
       if (code) { seen.add(code); const o = s.cards.get(code); if (o) old = o.r; }
@@ -537,7 +539,7 @@
     const doneNow = $$(".foundation .fslot.done").length;
     const gone = [...s.cards.entries()].filter(([code]) => !seen.has(code));
     if (gone.length) {
-      const slots = $$(".foundation .fslot").map(rectOf);
+      const slots = s.slots;
       const to = doneNow > s.done ? slots[doneNow - 1] : s.stock;
       if (to) gone.forEach(([, o], k) => fly(o.el, o.r, to, k * 12));
     }

@@ -210,6 +210,4 @@ def menu(page: Page, button: str) -> None:
 
 def settled(page: Page) -> None:
     """Wait until no card is moving (the motion after an action has ended)."""
-    page.wait_for_function(
-        "() => document.getAnimations().every(a => a.playState !== 'running')"
-    )
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
