@@ -397,10 +397,10 @@
   document.addEventListener("submit", (ev) => {
     const f = ev.target;
     if (!f.matches || !f.matches("form[data-confirm]")) return;
-    if (f.dataset.confirmed === "1") { delete f.dataset.confirmed; sessionStorage.setItem("scorpion.dealin", "1"); return; }
+    if (f.dataset.confirmed === "1") { delete f.dataset.confirmed; return; }
     const head = $("#game-head");
     const playing = head ? head.dataset.status === "playing" : f.dataset.inProgress === "1";
-    if (!playing) { sessionStorage.setItem("scorpion.dealin", "1"); return; }
+    if (!playing) return;
     ev.preventDefault();
     ev.stopImmediatePropagation();
     const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1";
@@ -546,12 +546,11 @@
     return moved;
   }
 
-  // A restart or a new game: the cards fly out from the stock.
+  // A fresh game (a new one or a restart): the cards fly out from the stock.
   function dealIn() {
-    let flag = null;
-    try { flag = sessionStorage.getItem("scorpion.dealin"); sessionStorage.removeItem("scorpion.dealin"); } catch (e) { /* none */ }
     const st = $("#deal-btn .pile") || $("#deal-btn");
-    if (!flag || !st || still() || !board()) return;
+    const fresh = version() === "1" && $("#game-head").dataset.status === "playing";
+    if (!fresh || !st || still() || !board()) return;
     const from = st.getBoundingClientRect();
     $$("#board .card").forEach((e) => {
       const col = +e.closest(".col").dataset.col;
