@@ -571,9 +571,23 @@
   });
 
   let pending = false;
+  // A live race update also refreshes the other tables of the page that follow the race (the
+  // challenge page's side-by-side table and leaderboard), at most every half second.
+  let liveTimer = null;
+  function raceUpdated() {
+    if (liveTimer || !window.htmx) return;
+    liveTimer = setTimeout(() => {
+      liveTimer = null;
+      $$("[data-live-refresh]").forEach((e) => window.htmx.trigger(e, "race-update"));
+    }, 500);
+  }
+
+  document.addEventListener("htmx:sse:after:message", raceUpdated);
+
   document.addEventListener("htmx:after:swap", (ev) => {
     // A live race update (server-sent events, outside the game) must not drop a picked card.
     if (ev.target && ev.target.closest && ev.target.closest("#race")) return;
+    if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     if (pending) return;
     pending = true;
     // All the parts of one answer are in: fit, then move (before the next paint).

@@ -114,7 +114,12 @@ def test_two_players_race_on_one_challenge(two_pages: tuple[Page, Page], server:
     panel = bob.locator("#race").inner_html()
     assert "<svg" not in panel and not re.search(r"\b[A2-9TJQK][SHDC]\b", panel)
 
-    # The challenge page compares both games side by side.
+    # The challenge page compares both games side by side, and stays live.
+    ann.goto(link)
+    bob_row = ann.locator("#compare tbody tr", has_text="Bob")
+    expect(bob_row).to_contain_text("2")
+    play_line(bob, WIN_LINE[2:3])
+    expect(bob_row.locator("td").first).to_have_text("3")
     bob.goto(link)
     rows = bob.locator("#compare tbody tr")
     expect(rows).to_have_count(2)
