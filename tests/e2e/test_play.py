@@ -25,6 +25,7 @@ def start(page: Page, server: Server, deal: str, variant: str = "scorpion") -> N
     page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
+    settled(page)  # a fresh game deals its cards out of the stock first
 
 
 def tap(page: Page, selector: str) -> None:
