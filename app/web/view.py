@@ -7,6 +7,7 @@ out, what an action did (the move, a revealed card, a removed suit, the win).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -86,6 +87,26 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
+    # Where each face-up card may go now, for one-tap moves: "col.idx:to,to col.idx:to".
+    targets: str = ""
+    # A shared deal whose number stays hidden while its day runs: today's daily deal.
+    daily: bool = False
+
+
+def encode_targets(moves: Iterable[Move]) -> str:
+    """The legal moves as the page's one-tap targets: ``"col.idx:to,to"`` items separated by
+    spaces, one per card that can move (column to column moves; the engine's moves name
+    only face-up cards, so nothing hidden is told)."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for m in moves:
+        if getattr(m, "from_pile", "column") != "column" or getattr(m, "to_pile", "column") != (
+            "column"
+        ):
+            continue
+        out.setdefault((m.from_column, m.from_index), []).append(m.to_column)
+    return " ".join(
+        f"{c}.{i}:{','.join(str(t) for t in sorted(ts))}" for (c, i), ts in sorted(out.items())
+    )
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
@@ -125,6 +146,7 @@ def with_rest(n: int) -> str:
 class HintView:
     short: str  # "7♦ 5→2": what the eye reads
     long: str  # the same in words, for screen readers
+    move: str = ""  # "col.idx.to": the move itself, for the page to draw and play it
 
 
 def short_move(view: PublicView, move: Move) -> str:
@@ -164,6 +186,7 @@ def board_view(
     now: datetime | None = None,
     sel: tuple[int, int] | None = None,
     hints: list[Move] | None = None,
+    moves: Iterable[Move] = (),
 ) -> BoardView:
     v = get_variant(variant) if variant in VARIANTS else None
     hint_src = {(m.from_column, m.from_index) for m in hints or []}
@@ -241,10 +264,18 @@ def board_view(
         hidden=hidden,
         sel=sel,
         selected_label=selected_label,
-        hints=[HintView(short_move(view, m), describe_move(view, m)) for m in hints]
+        hints=[
+            HintView(
+                short_move(view, m),
+                describe_move(view, m),
+                f"{m.from_column}.{m.from_index}.{m.to_column}",
+            )
+            for m in hints
+        ]
         if hints is not None
         else None,
         hint_deal=hints is not None and can_deal,
+        targets=encode_targets(moves),
     )
 
 
