@@ -1,6 +1,7 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware (outermost first): security headers, then identity + CSRF (``app.web.deps``).
+Middleware (outermost first): ops (``app.web.ops``: health, metrics, request id, access log),
+security headers, then identity + CSRF (``app.web.deps``).
 Routers: the JSON API (``app.web.api``) and the HTML pages (``app.web.pages``).
 """
 
@@ -9,13 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
+from app import observability
 from app.config import Settings, get_settings
 from app.web import analysis_pages, api, api_analysis, errors_db, pages, play_together
 from app.web.deps import IdentityMiddleware
 from app.web.errors import install_error_handlers
+from app.web.ops import OpsMiddleware
 from app.web.security import SecurityHeadersMiddleware
+from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -23,6 +26,7 @@ STATIC_DIR = ROOT / "static"
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()  # refuses to start in production with the dev key
+    observability.configure_logging(settings.log_format, settings.log_level)
     app = FastAPI(
         title="Scorpion",
         summary="Scorpion solitaire: exact rules, honest statistics, private by design.",
@@ -35,7 +39,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors_db.install(app)  # 503 on the other database faults, 429 on rate limits
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(SecurityHeadersMiddleware)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(OpsMiddleware, settings=settings)  # outermost: /healthz /readyz /metrics
+    app.mount("/static", get_static_assets(), name="static")  # fingerprinted, precompressed
 
     app.include_router(api.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)

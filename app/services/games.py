@@ -33,6 +33,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
+from app import observability
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.db.session import begin_write
 from app.engine import (
@@ -124,6 +125,7 @@ def get_game(db: Session, player_id: str, game_id: str) -> GameState:
         db.rollback()
 
 
+@observability.count_action("hint")
 def hints(db: Session, player_id: str, game_id: str) -> Hints:
     """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
     count_request(db, player_id, "actions")
@@ -274,6 +276,7 @@ def restart(db: Session, player_id: str, game_id: str) -> GameState:
         raise
 
 
+@observability.count_game_start
 def _start(
     db: Session,
     player_id: str,
@@ -370,6 +373,7 @@ def _check_action(action: Any) -> Action:
     return (action[0],)
 
 
+@observability.count_action()
 def act(
     db: Session,
     player_id: str,

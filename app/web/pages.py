@@ -10,9 +10,7 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -29,7 +27,7 @@ from app.engine import MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS, Move, PublicV
 from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.profiles import get_profile
 from app.services.replay import replay_game
-from app.web import charts
+from app.web import charts, static_files
 from app.web.deps import CsrfToken, PlayerId, clear_identity
 from app.web.view import (
     board_view,
@@ -50,17 +48,9 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=str(TEMPLATES_DIR))
 
 
-@cache
-def _static_hash(path: str) -> str:
-    try:
-        return hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:10]
-    except OSError:
-        return "0"
-
-
 def static_url(path: str) -> str:
-    """``/static/<path>?v=<content hash>``: cacheable forever, refreshed when it changes."""
-    return f"/static/{path}?v={_static_hash(path)}"
+    """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes."""
+    return static_files.static_url(path)
 
 
 def _favicon_data_url() -> str:
