@@ -215,6 +215,13 @@ def _route_count(body: str, route: str) -> float:
     return total
 
 
+def _gauge(body: str, name: str) -> float:
+    for line in body.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
 def test_requests_spread_over_both_processes(stack: Stack) -> None:
     def counts() -> list[float]:
         return [
@@ -259,6 +266,11 @@ def test_a_live_race_event_crosses_the_proxy_within_half_a_second(stack: Stack) 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     assert first.wait(10), "no standings event through the proxy"
+    open_streams = sum(
+        _gauge(httpx2.get(app.url + "/metrics").text, "scorpion_event_streams_open")
+        for app in stack.apps
+    )
+    assert open_streams == 1
     if hints["moves"]:
         body = {**hints["moves"][0], "version": game["version"]}
         sent = time.monotonic()

@@ -53,6 +53,7 @@ def test_healthz_answers_without_cookie_or_database(app: FastAPI) -> None:
 def test_healthz_stays_up_when_the_database_is_down(
     app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    before = metrics_text(app)
     dead = make_engine("postgresql+psycopg://nobody@127.0.0.1:9/none?connect_timeout=2")
     monkeypatch.setattr("app.db.session._engine", dead)
     client = TestClient(app)
@@ -62,6 +63,10 @@ def test_healthz_stays_up_when_the_database_is_down(
     assert r.json()["status"] == "unavailable"
     assert r.json()["reason"].startswith("database unreachable")
     assert "set-cookie" not in r.headers
+    # The driver's error is counted (a refused connection: a disconnect).
+    assert sample(metrics_text(app), "scorpion_database_errors_total") > sample(
+        before, "scorpion_database_errors_total"
+    )
 
 
 def test_readyz_on_a_migrated_database(app: FastAPI) -> None:
@@ -156,6 +161,26 @@ def test_metrics_count_actions_games_and_routes_without_ids(
         assert secret not in after
         assert secret not in logged
     assert "/challenge/{token}" in logged and route in logged
+
+
+# Seed 1: the solver proves it lost at once (tests/api/test_analysis.py).
+LOST_DEAL = (
+    "JS TC QH TD 3C KH 7D QC TH 6C 4H KS 5S 3D JD 8S 9S 9D 2S AS KC QS 7H 8D KD AH 9H JC "
+    "8H 4C 6D 2D 5D 6S AC 2H 4S 2C 7S 7C AD QD 3S 5H 3H 6H 8C 4D 5C TS JH 9C"
+)
+
+
+def test_solver_questions_are_counted_with_verdict_and_duration(app: FastAPI) -> None:
+    before = metrics_text(app)
+    p = Player(app)
+    g = p.new_game(deal=LOST_DEAL)
+    r = p.post(f"/api/games/{g['id']}/analysis", {})
+    assert r.status_code == 200 and r.json()["verdict"] == "loss", r.text
+    after = metrics_text(app)
+    name = "scorpion_solver_questions_total"
+    assert sample(after, name, verdict="loss") - sample(before, name, verdict="loss") == 1
+    count = "scorpion_solver_duration_seconds_count"
+    assert sample(after, count, verdict="loss") - sample(before, count, verdict="loss") == 1
 
 
 def test_request_id_is_echoed_or_made() -> None:
