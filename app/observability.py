@@ -275,6 +275,21 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time (a test's capture may replace it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 
 _configured_handler: logging.Handler | None = None
@@ -291,7 +306,7 @@ def configure_logging(log_format: str = "plain", level: str = "info") -> None:
     root = logging.getLogger()
     if _configured_handler is not None:
         root.removeHandler(_configured_handler)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(formatter)
     handler.addFilter(_RequestIdFilter())
     root.addHandler(handler)
