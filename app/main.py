@@ -39,8 +39,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors_db.install(app)  # 503 on the other database faults, 429 on rate limits
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(SecurityHeadersMiddleware)
-    app.add_middleware(OpsMiddleware, settings=settings)  # outermost: /healthz /readyz /metrics
-    app.mount("/static", get_static_assets(), name="static")  # fingerprinted, precompressed
+    # Outermost: /healthz /readyz /metrics, request ids, access log, and /static (no cookie).
+    app.add_middleware(OpsMiddleware, settings=settings, static_app=get_static_assets())
+    app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
 
     app.include_router(api.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)

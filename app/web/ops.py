@@ -9,10 +9,14 @@
   address is in ``METRICS_ALLOW`` (CIDRs); everyone else gets a plain 404.
 
 These three are answered here, before the identity middleware: they neither need nor set the
-player cookie, and they are never cached. For every other request it takes or makes a request
-id (``X-Request-ID``, echoed on the response and put on every log line of the request), times
-the response by route template (``scope["route"]``, set by the router: the template, never the
-raw path), counts open event streams, and writes the access log (``scorpion.access``).
+player cookie, and they are never cached. Static files (``/static/...``, ``static_app``) are
+served from here too, with the security headers but without the identity middleware: a
+response that may sit in a shared cache for a year must never carry a ``Set-Cookie``.
+
+For every request it takes or makes a request id (``X-Request-ID``, echoed on the response
+and put on every log line of the request), times the response by route template
+(``scope["route"]``, set by the router: the template, never the raw path), counts open event
+streams, and writes the access log (``scorpion.access``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import observability as obs
 from app.config import Settings, get_settings
+from app.web.security import SecurityHeadersMiddleware
 
 access_log = logging.getLogger("scorpion.access")
 
@@ -132,20 +137,29 @@ def _json(data: dict[str, Any]) -> bytes:
     return json.dumps(data).encode()
 
 
-def route_template(scope: Scope) -> str:
+def route_template(scope: Scope, default: str = "<unmatched>") -> str:
+    """The template of the route that answered (set by the router), never the raw path."""
     route = scope.get("route")
     path = getattr(route, "path", None)
     if isinstance(path, str) and path:
         return path
-    return "<unmatched>"
+    return default
 
 
 class OpsMiddleware:
     """See the module notes."""
 
-    def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings | None = None,
+        static_app: ASGIApp | None = None,
+        static_prefix: str = "/static",
+    ) -> None:
         self.app = app
         self.settings = settings
+        self.static_app = SecurityHeadersMiddleware(static_app) if static_app else None
+        self.static_prefix = static_prefix
         obs.install_database_listener()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -172,6 +186,12 @@ class OpsMiddleware:
                 )
                 return
 
+            inner = self.app
+            if self.static_app is not None and path.startswith(self.static_prefix + "/"):
+                route = self.static_prefix
+                scope = {**scope, "root_path": scope.get("root_path", "") + self.static_prefix}
+                inner = self.static_app
+
             async def send_wrapper(message: Message) -> None:
                 nonlocal status, stream
                 if message["type"] == "http.response.start":
@@ -179,7 +199,7 @@ class OpsMiddleware:
                     headers = MutableHeaders(scope=message)
                     headers["x-request-id"] = request_id
                     obs.REQUEST_SECONDS.labels(
-                        scope["method"], route_template(scope), str(status)
+                        scope["method"], route_template(scope, route), str(status)
                     ).observe(time.perf_counter() - started)
                     if headers.get("content-type", "").startswith("text/event-stream"):
                         stream = True
@@ -187,11 +207,11 @@ class OpsMiddleware:
                 await send(message)
 
             try:
-                await self.app(scope, receive, send_wrapper)
+                await inner(scope, receive, send_wrapper)
             finally:
                 if stream:
                     obs.EVENT_STREAMS.dec()
-                route = route_template(scope)
+                route = route_template(scope, route)
         finally:
             client = scope.get("client")
             access_log.info(

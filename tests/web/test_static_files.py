@@ -45,6 +45,9 @@ def test_fingerprinted_url_is_immutable_and_negotiates_encoding(app: FastAPI) ->
     assert r.headers["vary"] == "Accept-Encoding"
     assert r.headers["content-type"].startswith("text/javascript")
     assert r.headers["x-content-type-options"] == "nosniff"
+    # Cached for a year, maybe by a shared cache: never with someone's new player cookie.
+    assert "set-cookie" not in r.headers
+    assert "set-cookie" not in client.get("/static/css/app.css").headers
     assert int(r.headers["content-length"]) < len(HTMX) / 2
     assert r.content == HTMX  # the client decoded brotli
     body = get_static_assets().by_path["vendor/htmx-4.0.1.min.js"].bodies
