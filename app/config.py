@@ -32,6 +32,12 @@ Environment variables (all optional in development):
   ``413`` before they are read, on every route (``app/web/body_limit.py``).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
+- ``METRICS_ALLOW``: client addresses/networks (comma separated CIDRs, or ``*``) that may read
+  ``GET /metrics`` (default loopback ``127.0.0.1/8,::1``); everyone else gets 404.
+- ``LOG_FORMAT``: ``plain`` (default) or ``json`` (one object per line, with the request id);
+  ``LOG_LEVEL``: ``info`` (default), ``debug``, ``warning`` or ``error``.
+- ``PROMETHEUS_MULTIPROC_DIR`` (read by ``app/observability.py``, not here): where the workers
+  of one server add up their metrics; see that module.
 """
 
 from __future__ import annotations
@@ -67,6 +73,10 @@ class Settings(BaseSettings):
     daily_secret: str = ""
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.
+    metrics_allow: str = "127.0.0.1/8,::1"
+    log_format: Literal["plain", "json"] = "plain"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
 
     @field_validator("database_url")
     @classmethod

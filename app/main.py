@@ -1,6 +1,7 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware (outermost first): security headers, then identity + CSRF (``app.web.deps``).
+Middleware (outermost first): ops (``app.web.ops``: health, metrics, request id, access log,
+/static), security headers, the body limit, then identity + CSRF (``app.web.deps``).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -18,8 +19,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
+from app import observability
 from app.config import Settings, get_settings
 from app.services.analysis import shutdown_pool
 from app.services.race_hub import hub
@@ -35,7 +36,9 @@ from app.web import (
 )
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import IdentityMiddleware
+from app.web.ops import OpsMiddleware
 from app.web.security import SecurityHeadersMiddleware
+from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -53,6 +56,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()  # refuses to start in production with the dev key
+    observability.configure_logging(settings.log_format, settings.log_level)
     app = FastAPI(
         title="Scorpion",
         summary="Scorpion solitaire: exact rules, honest statistics, private by design.",
@@ -66,7 +70,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
     app.add_middleware(SecurityHeadersMiddleware)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Outermost: /healthz /readyz /metrics, request ids, access log, and /static (no cookie).
+    app.add_middleware(OpsMiddleware, settings=settings, static_app=get_static_assets())
+    app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
 
     app.include_router(api.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)

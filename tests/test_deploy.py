@@ -38,7 +38,7 @@ def compose() -> dict[str, Any]:
 
 def test_compose_runs_postgres_a_one_shot_migration_and_the_app(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    assert set(services) == {"db", "migrate", "app"}
+    assert set(services) == {"db", "migrate", "app", "proxy"}
     assert services["db"]["image"].startswith("postgres")
     migrate, app = services["migrate"], services["app"]
     assert migrate["command"] == ["alembic", "upgrade", "head"]
@@ -50,6 +50,24 @@ def test_compose_runs_postgres_a_one_shot_migration_and_the_app(compose: dict[st
         assert env["ENVIRONMENT"] == "production"
         assert env["SECRET_KEY"] == "compose-test-secret-key-0123456789"
     assert int(app["environment"]["WEB_CONCURRENCY"]) >= 2
+
+
+def test_compose_puts_caddy_in_front_and_checks_health(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    app, proxy = services["app"], services["proxy"]
+    assert not app.get("ports"), "the app is reached through the proxy only"
+    assert "/readyz" in " ".join(app["healthcheck"]["test"])
+    assert proxy["image"].startswith("caddy:")
+    assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
+    mounts = [v if isinstance(v, str) else f"{v['source']}:{v['target']}" for v in proxy["volumes"]]
+    assert any("deploy/Caddyfile:/etc/caddy/Caddyfile" in m for m in mounts), mounts
+    assert {int(p["target"]) for p in proxy["ports"]} >= {80, 443}
+    # The app believes forwarded headers from the proxy's fixed address only.
+    address = proxy["networks"]["internal"]["ipv4_address"]
+    assert app["environment"]["FORWARDED_ALLOW_IPS"] == address
+    assert app["environment"]["TRUSTED_PROXIES"] == address
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "flush_interval -1" in caddyfile and "{$SITE_ADDRESS" in caddyfile
 
 
 def test_compose_refuses_to_run_without_a_secret_key() -> None:
@@ -64,6 +82,7 @@ def test_the_dockerfile_serves_with_several_workers_and_ships_the_migrations() -
     for needed in ("COPY migrations", "COPY alembic.ini", "COPY templates", "COPY static"):
         assert needed in text
     assert "uvicorn app.main:app" in text and "--workers" in text
+    assert "PROMETHEUS_MULTIPROC_DIR=" in text and 'rm -rf \\"$PROMETHEUS_MULTIPROC_DIR' in text
 
 
 def test_makefile_and_ci_script() -> None:
@@ -78,3 +97,8 @@ def test_makefile_and_ci_script() -> None:
     assert os.access(ci, os.X_OK)
     script = ci.read_text()
     assert "set -euo pipefail" in script and "REQUIRE_POSTGRES=1 make test" in script
+    # make test installs the system packages itself (tests/reliability/test_proxy.py runs
+    # Debian's caddy): .ci/run only starts PostgreSQL.
+    deps = (ROOT / "scripts" / "ensure-system-deps.sh").read_text()
+    assert "ensure-system-deps.sh test" in makefile
+    assert all(name in deps for name in ("chromium", "docker-compose", "caddy"))

@@ -36,7 +36,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app import solver_worker
+from app import observability, solver_worker
 from app.config import get_settings
 from app.db.models import GameRow
 from app.engine import Action, Move
@@ -141,6 +141,7 @@ def _as_hint(action: Action | None) -> SolverHint | None:
     return Move(int(action[1]), int(action[2]), int(action[3]))
 
 
+@observability.observe_solver
 async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> SolverAnswer:
     """The solver's verdict on the game ``snapshot``, within the budget (see module notes)."""
     global _in_flight

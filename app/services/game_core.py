@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import observability
 from app.db.models import GameRow, PlayerSettings, utcnow
 from app.engine import Game, parse_deal
 
@@ -52,6 +53,7 @@ def load_game(db: Session, player_id: str, game_id: str, *, lock: bool = False) 
     return row
 
 
+@observability.count_game_start
 def start_game(
     db: Session,
     player_id: str,

@@ -32,6 +32,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
+from app import observability
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import (
     MAX_DEAL_NUMBER,
@@ -87,6 +88,7 @@ def get_game(db: Session, player_id: str, game_id: str) -> GameState:
         return game_state(load_game(db, player_id, game_id))
 
 
+@observability.count_action("hint")
 def hints(db: Session, player_id: str, game_id: str) -> Hints:
     """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
     count_request(db, player_id, "actions")
@@ -257,6 +259,7 @@ def _check_action(action: Any) -> Action:
     return (action[0],)
 
 
+@observability.count_action()
 def act(
     db: Session,
     player_id: str,

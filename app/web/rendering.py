@@ -10,10 +10,8 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -27,6 +25,7 @@ from sqlalchemy.orm import Session
 from app.db.session import SessionDep
 from app.engine import MAX_DEAL_NUMBER, VARIANTS, Move
 from app.services import GameState
+from app.web import static_files
 from app.web.deps import CsrfToken, PlayerId
 from app.web.view import board_view, card_name, format_seconds, rank_label, suit_name
 
@@ -48,17 +47,10 @@ RACE_STATUS_TEXT = {
 templates = Jinja2Blocks(directory=str(TEMPLATES_DIR))
 
 
-@cache
-def _static_hash(path: str) -> str:
-    try:
-        return hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:10]
-    except OSError:
-        return "0"
-
-
 def static_url(path: str) -> str:
-    """``/static/<path>?v=<content hash>``: cacheable forever, refreshed when it changes."""
-    return f"/static/{path}?v={_static_hash(path)}"
+    """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes
+    (``app/web/static_files.py``)."""
+    return static_files.static_url(path)
 
 
 def _favicon_data_url() -> str:
