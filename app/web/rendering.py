@@ -197,6 +197,8 @@ def board_context(
     )
     b.error = error
     b.notice = notice
+    b.assisted = state.assisted
+    b.moves_made = state.moves_made
     ctx = base_context(request, csrf_token, "play")
     ctx["b"] = b
     return ctx

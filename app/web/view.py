@@ -86,6 +86,8 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
+    assisted: bool = False  # the solver was asked about this game (docs/rules.md, Assistance)
+    moves_made: int | None = None  # every move and deal performed, undone ones included
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:

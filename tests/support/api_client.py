@@ -29,6 +29,8 @@ GAME_KEYS = [
     "version",
     "can_undo",
     "can_redo",
+    "assisted",
+    "moves_made",
 ]
 
 TABLES_BY_PLAYER = ("players", "player_settings", "games", "variant_stats", "stat_events")
