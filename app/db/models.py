@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -97,7 +98,10 @@ class GameRow(Base):
     ``status`` is ``playing`` or ``won``. ``saved`` marks the one unfinished game per variant
     that "resume" opens. ``abandoned_at`` is set when a newer game of the same variant
     superseded this unfinished one (it then counted as a loss for streaks). ``counted`` says
-    whether this game's start is in the player's current statistics.
+    whether this game's start is in the player's current statistics. ``moves`` is the engine's
+    count, net of undo; ``moves_made`` counts every move and deal performed, undone ones
+    included (undo and redo are not counted). ``assisted``: help that reads hidden cards (the
+    solver: "is this still winnable?", the solver hint) was used (docs/rules.md, Assistance).
     """
 
     __tablename__ = "games"
@@ -114,6 +118,7 @@ class GameRow(Base):
     snapshot: Mapped[str] = mapped_column(Text)
     version: Mapped[int] = mapped_column(Integer, default=1)
     moves: Mapped[int] = mapped_column(Integer, default=0)
+    moves_made: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     saved: Mapped[bool] = mapped_column(Boolean, default=False)
     assisted: Mapped[bool] = mapped_column(Boolean, default=False)
     counted: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -249,9 +254,10 @@ class Race(Base):
 class RaceEntry(Base):
     """One player's game on a shared deal. ``ranked``: the player's first game of the race.
 
-    ``verified_*`` hold the server's replay of the game's move log (``leaderboard.py``):
-    ``verified`` is ``ok`` (the log replays to a win in ``verified_moves``) or ``forged``,
-    for the game at ``verified_version``.
+    ``moves`` is the game's moves made (every move and deal performed, undone ones included):
+    races and rankings compare moves made. ``verified_*`` hold the server's replay of the
+    game's move log (``leaderboard.py``): ``verified`` is ``ok`` (the log replays to a win,
+    with ``verified_moves`` moves made) or ``forged``, for the game at ``verified_version``.
     """
 
     __tablename__ = "race_entries"

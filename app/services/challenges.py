@@ -101,7 +101,7 @@ def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
             game_id=game.id,
             ranked=True,
             status=status,
-            moves=engine_game.moves,
+            moves=game.moves_made,
             suits=len(engine_game.completed),
             assisted=game.assisted,
             seconds=(

@@ -23,7 +23,8 @@ from .types import GameState
 
 # The ``GameState`` fields copied from the game's row as they are.
 ROW_FIELDS: tuple[str, ...] = ("id", "variant", "deal_number", "version", "status", "saved")
-ROW_FIELDS += ("assisted", "restarted_from", "created_at", "updated_at", "finished_at", "race_id")
+ROW_FIELDS += ("assisted", "moves_made", "restarted_from", "created_at", "updated_at")
+ROW_FIELDS += ("finished_at", "race_id")
 ROW_FIELDS += ("difficulty",)
 
 
@@ -77,6 +78,7 @@ def start_game(
         snapshot=game.to_snapshot(),
         version=1,
         moves=0,
+        moves_made=0,
         saved=settings.save_games,
         assisted=False,
         counted=settings.record_stats,
@@ -126,7 +128,7 @@ def supersede(
                 "abandon",
                 game_id=None if not settings.save_games else old.id,
                 deal_number=old.deal_number,
-                moves=old.moves,
+                moves=old.moves_made,
                 at=now,
             )
         if settings.save_games:

@@ -16,10 +16,18 @@ resuming and a superseded unfinished game is deleted at once: it is not kept for
 Statistics (decided)
 --------------------
 Every started game counts as a start (numbered deals and deal strings alike); a restart is a
-new start. A win adds to ``won``, extends the current streak and may set the best time (wall
-time from the start to the win) and the fewest moves (net of undo). While "record statistics"
-is off nothing is recorded; a game started while it was off (or whose start was deleted with
-the results) counts its start when it is won with recording on, so ``won <= started``.
+new start. A win adds to ``won`` and extends the current streak; an unassisted win may also set
+the best time (wall time from the start to the win) and the fewest moves (moves made: every
+move and deal performed, undone ones included). While "record statistics" is off nothing is
+recorded; a game started while it was off (or whose start was deleted with the results) counts
+its start when it is won with recording on, so ``won <= started``.
+
+Assistance (decided, docs/rules.md)
+-----------------------------------
+Only help that reads hidden cards makes a game *assisted*: the solver's "is this still
+winnable?" and solver hint (``app.services.analysis``). The plain hint, undo and redo do not,
+and reading a game or its hints never writes anything. ``moves_made`` grows by one with every
+move and deal performed (undo and redo add nothing); ``moves`` stays the engine's net count.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ from .ratelimit import consume as count_request
 from .types import GameState, Hints
 
 ACTION_KINDS = ("move", "deal", "undo", "redo")
+MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo are not)
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # The hot path's statements, built once (statement construction costs more than SQLite).
@@ -73,8 +82,8 @@ _UPDATE_AFTER_ACTION = (
         version=bindparam("version"),
         snapshot=bindparam("snapshot"),
         moves=bindparam("moves"),
+        moves_made=bindparam("moves_made"),
         updated_at=bindparam("updated_at"),
-        assisted=bindparam("assisted"),
     )
 )
 
@@ -89,22 +98,16 @@ def get_game(db: Session, player_id: str, game_id: str) -> GameState:
 
 
 @observability.count_action("hint")
-def hints(db: Session, player_id: str, game_id: str) -> Hints:
-    """Every legal, useful move and whether the deal is possible. Marks the game assisted."""
-    count_request(db, player_id, "actions")
+def hints(db: Session, player_id: str, game_id: str, *, count: bool = True) -> Hints:
+    """Every legal, useful move and whether the deal is possible: a read, which changes no
+    game (the plain hint is not assistance). ``count``: count the request for the rate limit
+    of actions (the JSON API); the play page's ``GET ?hint=1`` passes False and writes
+    nothing at all."""
+    if count:
+        count_request(db, player_id, "actions")
     with read_tx(db):
-        row = load_game(db, player_id, game_id)
-        game = Game.from_snapshot(row.snapshot)
-        result = Hints(moves=game.hints(), can_deal=game.can_deal, stuck=game.stuck)
-        needs_mark = not row.assisted and row.status == "playing"
-    if needs_mark:
-        with write_tx(db):
-            db.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id, GameRow.player_id == player_id)
-                .values(assisted=True)
-            )
-    return result
+        game = Game.from_snapshot(load_game(db, player_id, game_id).snapshot)
+        return Hints(moves=game.hints(), can_deal=game.can_deal, stuck=game.stuck)
 
 
 def resume_game(db: Session, player_id: str, variant: str) -> GameState | None:
@@ -310,13 +313,13 @@ def act(
             "version": row.version + 1,
             "snapshot": game.to_snapshot(),
             "moves": game.moves,
+            "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
             "updated_at": now,
-            "assisted": bool(row.assisted or kind == "undo"),
         }
         db.execute(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
         if game.won:
             won = {"status": "won", "finished_at": now, "saved": False}
-            won["counted"] = _record_win(db, player_id, row, game, now)
+            won["counted"] = _record_win(db, player_id, row, values["moves_made"], now)
             db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(**won))
             values.update(won)
         if row.race_id is not None:  # a shared deal: tell the race (app/services/race.py)
@@ -327,7 +330,8 @@ def act(
                 deal=row.deal,
                 created_at=row.created_at,
                 game=game,
-                assisted=values["assisted"],
+                assisted=bool(row.assisted),
+                moves_made=values["moves_made"],
                 version=values["version"],
                 now=now,
             )
@@ -335,8 +339,9 @@ def act(
         return state
 
 
-def _record_win(db: Session, player_id: str, row: Any, game: Game, now: datetime) -> bool:
-    """Count a win in the statistics; returns the game's new ``counted`` flag."""
+def _record_win(db: Session, player_id: str, row: Any, moves_made: int, now: datetime) -> bool:
+    """Count a win in the statistics; returns the game's new ``counted`` flag. Only an
+    unassisted win may set the best time and the fewest moves (moves made)."""
     settings = db.get(PlayerSettings, player_id)
     if settings is None or not settings.record_stats:
         return bool(row.counted)
@@ -347,10 +352,11 @@ def _record_win(db: Session, player_id: str, row: Any, game: Game, now: datetime
     stats.won += 1
     stats.current_streak += 1
     stats.best_streak = max(stats.best_streak, stats.current_streak)
-    if stats.best_time_seconds is None or seconds < stats.best_time_seconds:
-        stats.best_time_seconds = seconds
-    if stats.fewest_moves is None or game.moves < stats.fewest_moves:
-        stats.fewest_moves = game.moves
+    if not row.assisted:
+        if stats.best_time_seconds is None or seconds < stats.best_time_seconds:
+            stats.best_time_seconds = seconds
+        if stats.fewest_moves is None or moves_made < stats.fewest_moves:
+            stats.fewest_moves = moves_made
     stats.last_played_at = now
     add_event(
         db,
@@ -359,7 +365,7 @@ def _record_win(db: Session, player_id: str, row: Any, game: Game, now: datetime
         "win",
         game_id=row.id,
         deal_number=row.deal_number,
-        moves=game.moves,
+        moves=moves_made,
         seconds=seconds,
         at=now,
     )

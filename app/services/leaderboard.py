@@ -1,8 +1,9 @@
 """Leaderboards of a shared deal (a daily deal or a challenge).
 
 Only ranked attempts count (each player's first game of the race). Unassisted wins are ranked
-by fewest moves, then shortest time (start to win, by the server's clock); equal moves and
-time share a rank. Assisted wins (hints or undo used) and games not won are listed apart.
+by fewest moves made (every move and deal performed, undone ones included), then shortest time
+(start to win, by the server's clock); equal moves and time share a rank. Assisted wins (the
+solver was asked) and games not won are listed apart.
 Players who chose to stay off leaderboards do not appear.
 
 No score is taken on trust: before a win is ranked the server replays the game's move log
@@ -22,7 +23,7 @@ from app.db.models import GameRow, PlayerProfile, RaceEntry
 
 from .common import read_tx, write_tx
 from .profiles import default_name
-from .race import entry_status, replay_log
+from .race import entry_status, replay_log_counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +47,11 @@ class Board:
 
 
 def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | None]:
-    """Replay the game's log: ("ok", moves) for a real win, ("forged", None) otherwise."""
-    replayed = replay_log(db, game.id, game.variant, game.deal)
-    if replayed is None or not replayed.won:
+    """Replay the game's log: ("ok", moves made) for a real win, ("forged", None) otherwise."""
+    replayed = replay_log_counted(db, game.id, game.variant, game.deal)
+    if replayed is None or not replayed[0].won:
         return "forged", None
-    return "ok", replayed.moves
+    return "ok", replayed[1]
 
 
 def leaderboard(

@@ -146,7 +146,8 @@ def get_stats(
 
 
 def _assisted_wins(db: Session, player_id: str) -> dict[str, int]:
-    """Recorded wins per variant whose game was assisted (hints, undo or the solver).
+    """Recorded wins per variant whose game was assisted (the solver was asked; rows marked
+    before revision 0004 may also have used the plain hint or undo: see that migration).
 
     A win event keeps its game while the result exists (finished games are deleted only with
     the results), so the game's ``assisted`` flag tells how the win was made.

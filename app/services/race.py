@@ -4,7 +4,7 @@ A race holds a deal that several players play, each in a game of their own. A ``
 links a player's game to the race; the player's first game of a race is their ranked attempt,
 later ones (replays) are unranked.
 
-Progress (moves, suits completed, won or stuck: never a card) is reported by the action path
+Progress (moves made, suits completed, won or stuck: never a card) is reported by the action path
 (``app.services.games.act`` calls ``report_progress`` inside the action's transaction) and
 published to every worker: on PostgreSQL with ``pg_notify`` (delivered when the transaction
 commits), on SQLite as a row of ``race_events`` that each worker polls
@@ -101,10 +101,21 @@ def logged_actions(db: Session, game_id: str) -> list[Action]:
 def replay_log(db: Session, game_id: str, variant: str, deal: str) -> Game | None:
     """The game the move log of ``game_id`` gives from the deal, or None if it does not
     replay (an illegal or unknown action): the server's own account of a result."""
+    replayed = replay_log_counted(db, game_id, variant, deal)
+    return replayed[0] if replayed is not None else None
+
+
+def replay_log_counted(
+    db: Session, game_id: str, variant: str, deal: str
+) -> tuple[Game, int] | None:
+    """``replay_log`` and the moves made of the log (its moves and deals, undone ones
+    included; undo and redo are not counted): what rankings compare."""
     try:
-        return Game.replay(variant, parse_deal(deal), logged_actions(db, game_id))
+        actions = logged_actions(db, game_id)
+        game = Game.replay(variant, parse_deal(deal), actions)
     except (EngineError, DealError, ValueError, TypeError, KeyError):
         return None
+    return game, sum(1 for a in actions if a[0] in ("move", "deal"))
 
 
 # -- publishing progress -----------------------------------------------------------------------
@@ -149,21 +160,22 @@ def report_progress(
     created_at: datetime,
     game: Game,
     assisted: bool,
+    moves_made: int,
     version: int,
     now: datetime,
 ) -> None:
-    """Record a race game's new position in its entries and publish it (the caller's
-    transaction: the action path). A win is checked by replaying the move log."""
+    """Record a race game's new position (its moves made) in its entries and publish it (the
+    caller's transaction: the action path). A win is checked by replaying the move log."""
     entries = list(db.execute(select(RaceEntry).where(RaceEntry.game_id == game_id)).scalars())
     if not entries:
         return
     won = game.won
-    verified: Game | None = None
+    verified: tuple[Game, int] | None = None
     if won:
-        verified = replay_log(db, game_id, variant, deal)
+        verified = replay_log_counted(db, game_id, variant, deal)
     name, visible = shown_name(db, entries[0].player_id)
     for entry in entries:
-        entry.moves = game.moves
+        entry.moves = moves_made
         entry.suits = len(game.completed)
         entry.assisted = bool(assisted)
         entry.status = "won" if won else ("stuck" if game.stuck else "playing")
@@ -171,9 +183,9 @@ def report_progress(
         if won:
             entry.finished_at = now
             entry.seconds = max(0, int((now - created_at).total_seconds()))
-            ok = verified is not None and verified.won
+            ok = verified is not None and verified[0].won
             entry.verified = "ok" if ok else "forged"
-            entry.verified_moves = verified.moves if ok and verified else None
+            entry.verified_moves = verified[1] if ok and verified else None
             entry.verified_version = version
         if visible:
             publish(

@@ -21,7 +21,8 @@ class GameState:
     stuck: bool  # no useful move left and the stock is empty
     can_deal: bool
     saved: bool  # the player's saved game of this variant ("resume" opens it)
-    assisted: bool  # hints or undo were used
+    assisted: bool  # the solver was asked ("is this still winnable?", solver hint)
+    moves_made: int  # every move and deal performed, undone ones included
     abandoned: bool  # superseded by a newer game of the variant (counted as a loss)
     restarted_from: str | None
     created_at: datetime
@@ -52,7 +53,8 @@ class VariantStatistics:
     best_time_seconds: int | None = None
     fewest_moves: int | None = None
     last_played: datetime | None = None
-    # Wins (counted in ``won``) of games where help was used: hints, undo or the solver.
+    # Wins (counted in ``won``) of assisted games (the solver was asked). Best time and fewest
+    # moves (moves made) come from the other, unassisted wins only.
     assisted_won: int = 0
 
     @property

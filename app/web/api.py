@@ -99,6 +99,14 @@ class GameOut(BaseModel):
     version: int = Field(description="Increases by one on every accepted change.")
     can_undo: bool
     can_redo: bool
+    assisted: bool = Field(
+        description="The solver was asked about this game (POST /api/games/{id}/analysis): "
+        "it is assisted from then on. The plain hint, undo and redo are not assistance."
+    )
+    moves_made: int = Field(
+        description="Every move and deal performed, undone ones included (undo and redo are "
+        "not counted): what rankings and fewest moves compare."
+    )
     difficulty: str | None = Field(
         None,
         description="easy, medium or hard: the grade of a winnable deal asked for by "
@@ -126,12 +134,17 @@ class VariantStatsOut(BaseModel):
     abandoned: int = Field(description="Unfinished games left for a new game of the variant.")
     current_streak: int
     best_streak: int
-    best_time_seconds: int | None = Field(description="Fastest win, start to win.")
-    fewest_moves: int | None = Field(description="Fewest moves (net of undo) of a win.")
+    best_time_seconds: int | None = Field(
+        description="Fastest unassisted win, start to win (assisted wins do not count here)."
+    )
+    fewest_moves: int | None = Field(
+        description="Fewest moves made (every move and deal, undone ones included) of an "
+        "unassisted win (assisted wins do not count here)."
+    )
     last_played: datetime | None
     assisted_won: int = Field(
-        description="Wins (counted in won) of games where help was used: hints, undo, or the "
-        "solver (POST /api/games/{id}/analysis). won - assisted_won is the unassisted wins."
+        description="Wins (counted in won) of assisted games: the solver was asked (POST "
+        "/api/games/{id}/analysis). won - assisted_won is the unassisted wins."
     )
 
 
@@ -153,6 +166,8 @@ def game_out(state: GameState) -> GameOut:
         version=state.version,
         can_undo=view.can_undo,
         can_redo=view.can_redo,
+        assisted=state.assisted,
+        moves_made=state.moves_made,
         difficulty=state.difficulty,
     )
 

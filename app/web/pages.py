@@ -151,8 +151,8 @@ def play(
     try:
         state = services.get_game(db, player, game_id)
         hint_moves: list[Move] | None = None
-        if hint and state.status == "playing":
-            hint_moves = services.hints(db, player, game_id).moves
+        if hint and state.status == "playing":  # a plain hint: a read, nothing is written
+            hint_moves = services.hints(db, player, game_id, count=False).moves
     except NotFound:
         return not_found(request, csrf_token)
     sel = parse_selection(select, state.view) if state.status == "playing" else None

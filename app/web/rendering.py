@@ -190,6 +190,8 @@ def board_context(
     )
     b.error = error
     b.notice = notice
+    b.assisted = state.assisted
+    b.moves_made = state.moves_made
     # A shared deal whose number is hidden is the daily deal (the number shows once the day
     # is over): the page names it so, never "custom".
     b.daily = state.race_id is not None and state.deal_number is None

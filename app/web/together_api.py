@@ -77,9 +77,11 @@ class BoardEntryOut(BaseModel):
 
 class LeaderboardOut(BaseModel):
     wins: list[BoardEntryOut] = Field(
-        description="Unassisted wins, by fewest moves then shortest time (ties share a rank)."
+        description="Unassisted wins, by fewest moves made then shortest time (ties share a rank)."
     )
-    assisted: list[BoardEntryOut] = Field(description="Wins with hints or undo.")
+    assisted: list[BoardEntryOut] = Field(
+        description="Assisted wins (the solver was asked), unranked."
+    )
     others: list[BoardEntryOut] = Field(description="Ranked attempts not won (yet).")
     rejected: int = Field(description="Claimed wins whose move log does not replay to a win.")
 

@@ -87,6 +87,8 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
+    assisted: bool = False  # the solver was asked about this game (docs/rules.md, Assistance)
+    moves_made: int | None = None  # every move and deal performed, undone ones included
     # Where each face-up card may go now, for one-tap moves: "col.idx:to,to col.idx:to".
     targets: str = ""
     # A shared deal whose number stays hidden while its day runs: today's daily deal.

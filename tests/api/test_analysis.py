@@ -74,8 +74,9 @@ def test_a_known_winnable_deal_is_still_winnable_and_nothing_hidden_leaks(
     assert isinstance(body["seconds"], float) and body["seconds"] >= 0
     assert_no_hidden_card(r.text, mirror(deal=KNOWN_WIN["deal"]))
     assert _assisted(engine, g["id"]) is True
-    # Nothing else changed: same version, same position, nothing logged.
-    assert p.get(f"/api/games/{g['id']}").json() == g
+    # Nothing else changed: same version, same position, nothing logged; the game says it is
+    # assisted now.
+    assert p.get(f"/api/games/{g['id']}").json() == {**g, "assisted": True}
     assert count_rows(engine, "game_actions", "game_id = :g", g=g["id"]) == 0
 
 

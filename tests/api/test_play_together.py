@@ -241,7 +241,7 @@ def test_challenge_leaderboard_order_ties_assisted_and_unfinished(
     for p, name in ((ann, "Ann"), (bob, "Bob"), (cy, "Cy")):
         assert play_line(p, games[name], WIN_LINE)["status"] == "won"
     assert play_line(di, games["Di"], DETOUR_LINE)["status"] == "won"
-    ed.get(f"/api/games/{games['Ed']}/hints")  # a hint: an assisted win
+    assert ed.post(f"/api/games/{games['Ed']}/analysis").status_code == 200  # assisted
     play_line(ed, games["Ed"], WIN_LINE)
     play_line(flo, games["Flo"], WIN_LINE[:5])  # not finished
     for name, seconds in (("Ann", 100), ("Bob", 100), ("Cy", 90), ("Di", 10), ("Ed", 5)):

@@ -55,12 +55,12 @@ def test_a_stale_version_is_a_conflict_and_changes_nothing(db: Session) -> None:
     assert services.get_game(db, player, state.id) == moved
 
 
-def test_undo_restores_the_position_and_marks_the_game_assisted(db: Session) -> None:
+def test_undo_restores_the_position(db: Session) -> None:
     player = new_player()
     state = services.create_game(db, player, DEFAULT_VARIANT, deal=WIN_DEAL)
     services.act(db, player, state.id, WIN_LINE[0])
     undone = services.undo(db, player, state.id)
-    assert undone.view.columns == state.view.columns and undone.assisted
+    assert undone.view.columns == state.view.columns
     assert services.redo(db, player, state.id).view.moves == 1
 
 

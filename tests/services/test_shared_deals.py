@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.engine import DEFAULT_VARIANT
-from app.services import NotFound, challenges, daily, profiles
+from app.services import NotFound, analysis, challenges, daily, profiles
 from app.services.leaderboard import leaderboard
 from app.services.race import Progress, standings
 from app.services.race_panel import PANEL_ROWS, panel_rows, race_panel, race_panel_for_game
@@ -72,7 +72,7 @@ def test_leaderboard_ranks_unassisted_wins_and_lists_the_rest(db: Session) -> No
     challenge = challenges.create_challenge(db, ann, start.id)
     play(db, ann, start.id)
     bob_game, _ = challenges.play_challenge(db, bob, challenge.token)
-    services.hints(db, bob, bob_game.id)  # a hint: an assisted game
+    analysis.prepare(db, bob, bob_game.id)  # a solver question: an assisted game
     play(db, bob, bob_game.id)
     challenges.play_challenge(db, cy, challenge.token)  # joined, not finished
 

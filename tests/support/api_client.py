@@ -30,6 +30,8 @@ GAME_KEYS = [
     "can_undo",
     "can_redo",
     # Extensions (docs/api.md), after the base keys:
+    "assisted",
+    "moves_made",
     "difficulty",
 ]
 

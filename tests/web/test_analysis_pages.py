@@ -292,7 +292,7 @@ def test_the_rules_page_shows_whatever_the_odds_file_holds(
 
 def test_the_stats_page_counts_assisted_wins(browser: Browser) -> None:
     gid, _ = _start(browser, KNOWN_WIN["deal"])
-    assert browser.get(f"/games/{gid}?hint=1").status_code == 200  # a hint: assisted
+    assert browser.post(f"/games/{gid}/winnable", {"version": 1}).status_code == 303  # assisted
     version = 1
     for action in KNOWN_WIN["line"]:
         assert browser.act(gid, tuple(action), version=version).status_code == 303
