@@ -9,20 +9,34 @@ No score is taken on trust: before a win is ranked the server replays the game's
 from the deal and keeps the result only if the log really wins, counting the moves itself.
 The check is stored with the game version it was made for and made again if the game row
 changed; a log that does not replay to a win is rejected (``verified = "forged"``).
+Reading a board never writes: a check not stored yet is made again on each read.
+
+A win is ranked only if it is humanly plausible and in time: one faster than
+``RANKED_MIN_SECONDS_PER_MOVE`` seconds per move (``too-fast``), or a daily deal's win
+finished after its UTC day ended (``after-the-day``), is listed apart as ``unverified``.
+
+Every list is paged (``PAGE_SIZE`` rows a page, the same page of each list); ``total`` counts
+the entries of every list, ``pages`` the pages of the longest.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, PlayerProfile, RaceEntry
+from app.config import get_settings
+from app.db.models import GameRow, PlayerProfile, Race, RaceEntry
 
-from .common import read_tx, write_tx
+from .common import read_tx
+from .errors import InvalidRequest
 from .profiles import default_name
 from .race import entry_status, replay_log
+
+PAGE_SIZE = 50
+MAX_PAGE = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,16 +47,33 @@ class BoardEntry:
     moves: int
     seconds: int | None
     suits: int
-    status: str  # won | playing | stuck | gave-up
+    status: str  # won | playing | stuck | gave-up | unfinished
     assisted: bool
+    reason: str | None = None  # an unverified win: too-fast | after-the-day
 
 
 @dataclass(frozen=True, slots=True)
 class Board:
     wins: list[BoardEntry] = field(default_factory=list)  # ranked
     assisted: list[BoardEntry] = field(default_factory=list)
+    unverified: list[BoardEntry] = field(default_factory=list)  # too fast or too late
     others: list[BoardEntry] = field(default_factory=list)  # not won (yet)
     rejected: int = 0  # wins whose move log does not replay to a win
+    page: int = 1
+    pages: int = 1
+    total: int = 0
+    page_size: int = PAGE_SIZE
+
+
+def check_page(value: object) -> int:
+    """A page number (1, 2, ...); ``InvalidRequest`` otherwise."""
+    try:
+        page = int(str(value))
+    except ValueError:
+        raise InvalidRequest("A page is a whole number from 1, e.g. page=2.") from None
+    if not 1 <= page <= MAX_PAGE:
+        raise InvalidRequest(f"A page is a whole number from 1 to {MAX_PAGE}.")
+    return page
 
 
 def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | None]:
@@ -54,12 +85,18 @@ def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | No
 
 
 def leaderboard(
-    db: Session, race_id: str, viewer: str | None = None, *, over: bool = False
+    db: Session, race_id: str, viewer: str | None = None, *, over: bool = False, page: int = 1
 ) -> Board:
-    """The race's board as ``viewer`` sees it. ``over``: the race has ended (a past day's
-    daily deal), so a game still playing is listed as unfinished."""
-    checks: dict[int, tuple[str, int | None, int]] = {}
+    """The race's board as ``viewer`` sees it, page ``page``. ``over``: the race has ended (a
+    past day's daily deal), so a game still playing is listed as unfinished. Reads only."""
+    from .daily import day_end
+
+    min_per_move = get_settings().ranked_min_seconds_per_move
     with read_tx(db):
+        race = db.get(Race, race_id)
+        deadline = None
+        if race is not None and race.kind == "daily" and race.day is not None:
+            deadline = day_end(race.day)
         rows = db.execute(
             select(RaceEntry, GameRow, PlayerProfile)
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
@@ -69,6 +106,7 @@ def leaderboard(
         ).all()
         wins: list[tuple[int, int, float, BoardEntry]] = []
         assisted: list[BoardEntry] = []
+        unverified: list[BoardEntry] = []
         others: list[BoardEntry] = []
         rejected = 0
         for entry, game, profile in rows:
@@ -80,7 +118,6 @@ def leaderboard(
                 verdict, moves = entry.verified, entry.verified_moves
                 if verdict is None or entry.verified_version != game.version:
                     verdict, moves = _verify(db, entry, game)
-                    checks[entry.id] = (verdict, moves, game.version)
                 if verdict != "ok" or moves is None:
                     rejected += 1
                     continue
@@ -89,6 +126,10 @@ def leaderboard(
                 be = BoardEntry(None, name, you, moves, seconds, 4, "won", game.assisted)
                 if game.assisted:
                     assisted.append(be)
+                elif deadline is not None and finished >= deadline:
+                    unverified.append(_with_reason(be, "after-the-day"))
+                elif (finished - game.created_at).total_seconds() < moves * min_per_move:
+                    unverified.append(_with_reason(be, "too-fast"))
                 else:
                     wins.append((moves, seconds, finished.timestamp(), be))
                 continue
@@ -107,17 +148,24 @@ def leaderboard(
                 rank = k + 1
             ranked.append(BoardEntry(rank, be.name, be.you, moves, seconds, 4, "won", False))
         assisted.sort(key=lambda e: (e.moves, e.seconds or 0))
+        unverified.sort(key=lambda e: (e.moves, e.seconds or 0))
         others.sort(key=lambda e: (-e.suits, e.moves))
-    if checks:
-        _store_checks(db, checks)
-    return Board(wins=ranked, assisted=assisted, others=others, rejected=rejected)
+    lists = (ranked, assisted, unverified, others)
+    longest = max(len(x) for x in lists)
+    lo, hi = (page - 1) * PAGE_SIZE, page * PAGE_SIZE
+    return Board(
+        wins=ranked[lo:hi],
+        assisted=assisted[lo:hi],
+        unverified=unverified[lo:hi],
+        others=others[lo:hi],
+        rejected=rejected,
+        page=page,
+        pages=max(1, math.ceil(longest / PAGE_SIZE)),
+        total=sum(len(x) for x in lists),
+    )
 
 
-def _store_checks(db: Session, checks: dict[int, tuple[str, int | None, int]]) -> None:
-    with write_tx(db):
-        for entry_id, (verdict, moves, version) in checks.items():
-            db.execute(
-                update(RaceEntry)
-                .where(RaceEntry.id == entry_id)
-                .values(verified=verdict, verified_moves=moves, verified_version=version)
-            )
+def _with_reason(be: BoardEntry, reason: str) -> BoardEntry:
+    return BoardEntry(
+        None, be.name, be.you, be.moves, be.seconds, be.suits, be.status, be.assisted, reason
+    )

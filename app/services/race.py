@@ -22,10 +22,20 @@ from typing import Any
 from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, MoveLog, PlayerProfile, Race, RaceEntry, RaceEvent, utcnow
+from app.db.models import (
+    GameRow,
+    MoveLog,
+    PlayerProfile,
+    Race,
+    RaceEntry,
+    RaceEvent,
+    RankedAttempt,
+    utcnow,
+)
 from app.engine import Action, DealError, EngineError, Game, parse_deal
 
-from .common import ensure_player, read_tx, write_tx
+from . import clients
+from .common import ensure_player, insert_ignore, read_tx, write_tx
 from .errors import NotFound
 from .game_core import game_state, start_game
 from .profiles import default_name
@@ -195,6 +205,36 @@ def report_progress(
 # -- joining a race ----------------------------------------------------------------------------
 
 
+def attempt_key(player_id: str, race_id: str) -> str:
+    """The keyed hash that records a player's ranked attempt at a race without naming them
+    (HMAC-SHA256 with the daily secret): it outlives a results delete."""
+    import hashlib
+    import hmac
+
+    from .daily import daily_secret
+
+    mac = hmac.new(daily_secret(), f"ranked|{race_id}|{player_id}".encode(), hashlib.sha256)
+    return mac.hexdigest()
+
+
+def may_rank(db: Session, race: Race, player_id: str) -> bool:
+    """Whether a player's new entry on ``race`` is their ranked attempt (inside the play
+    transaction): not on a daily deal whose day is over, not if a ranked attempt of theirs was
+    ever recorded (even if they deleted their results since), and not past
+    ``RANKED_ENTRIES_PER_ADDRESS`` ranked entries from their client address."""
+    from .daily import today
+
+    if race.kind == "daily" and race.day != today():
+        return False
+    key = attempt_key(player_id, race.id)
+    if db.get(RankedAttempt, (race.id, key)) is not None:
+        return False
+    if not clients.may_rank(db, race.id):
+        return False
+    insert_ignore(db, RankedAttempt, race_id=race.id, attempt_key=key, created_at=utcnow())
+    return True
+
+
 def _running_game(db: Session, entries: list[RaceEntry]) -> GameRow | None:
     for entry in reversed(entries):
         if entry.game_id is None:
@@ -233,7 +273,7 @@ def play_race(
             race_id=race.id,
             player_id=player_id,
             game_id=row.id,
-            ranked=not entries,
+            ranked=not entries and may_rank(db, race, player_id),
             status="playing",
             moves=0,
             suits=0,

@@ -85,3 +85,17 @@ HARD_DEAL = (
     "8D JS 3D 8H AC TH 7D 3S QS 9C 3C 5H 7H KC 2H KH 2D 4D 9D 2C 9S JC QD 9H AS 6C TC 3H "
     "QH 4C 5D 5S QC 6S KD 7C TS 5C 4S 6H 4H 8C JH JD 6D TD AD 8S 2S KS AH 7S"
 )
+
+
+def set_daily_deal(variant: str, day: object, deal: str, winnable: bool = True) -> None:
+    """Make ``deal`` the daily deal of ``variant`` on ``day`` (as if the day's race had taken
+    it from the private pool), so that a test can win the daily deal with a known line."""
+    from datetime import date
+
+    from app.db.session import get_sessionmaker
+    from app.services import daily
+    from app.services.common import write_tx
+
+    assert isinstance(day, date)
+    with get_sessionmaker()() as db, write_tx(db):
+        assert daily.insert_race(db, variant, day, deal, winnable), "the day already has a deal"
