@@ -225,8 +225,10 @@ class PlayerProfile(Base):
 class Race(Base):
     """A shared deal: the daily deal of a variant and UTC day, or a challenge between friends.
 
-    ``deal`` (and, while the day runs, ``deal_number`` of a daily deal) never leaves the
-    server. ``token`` is a challenge's random link token. A challenge's first entry is the
+    ``deal`` never leaves the server (a daily deal's is published as a deal string once its
+    day is over); a daily deal is a random deal from the private pool and has no
+    ``deal_number``; its id is an HMAC of variant and day (``app/services/daily.py``).
+    ``token`` is a challenge's random link token. A challenge's first entry is the
     challenger's game (a race keeps no player id of its own, so nothing outlives a player).
     """
 
