@@ -114,8 +114,9 @@ def insert_race(db: Session, variant: str, day: date, deal: str, winnable: bool)
             winnable=winnable,
         )
         .on_conflict_do_nothing()
+        .returning(Race.id)
     )
-    return bool(getattr(result, "rowcount", 0))
+    return result.scalar_one_or_none() is not None  # (rowcount is not reliable here)
 
 
 def daily_race(db: Session, variant: str, day: date) -> Race:

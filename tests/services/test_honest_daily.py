@@ -5,14 +5,15 @@ wins, per-address caps, paged leaderboards."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session, sessionmaker
 
 from app import services
 from app.config import Settings, get_settings
@@ -249,3 +250,51 @@ def test_every_list_is_paged(db: Session, day: date) -> None:
     assert (first.total, first.pages, len(first.others)) == (total, 2, PAGE_SIZE)
     assert (second.page, len(second.others)) == (2, 7)
     assert leaderboard(db, race.id, page=3).others == []
+
+
+def test_two_workers_making_the_day_agree_on_one_pool_deal(engine: Engine) -> None:
+    variant = "scorpion-ii"
+    maker = sessionmaker(bind=engine, expire_on_commit=False)
+    with maker() as db, write_tx(db):
+        for _ in range(2):
+            deal = daily_pool.format_deal(daily_pool.random_deal(variant))
+            daily_pool.add(db, variant, daily_pool.PoolDeal(deal, None, False))
+    the_day = fresh_day()
+    barrier = threading.Barrier(2)
+    found: list[str] = []
+
+    def worker() -> None:
+        with maker() as db:
+            barrier.wait()
+            found.append(daily.daily_race(db, variant, the_day).deal)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(found) == 2 and found[0] == found[1]
+    with maker() as db, read_tx(db):
+        used = (
+            db.execute(
+                select(DailyPoolEntry.deal).where(
+                    DailyPoolEntry.variant == variant, DailyPoolEntry.used_for_day == the_day
+                )
+            )
+            .scalars()
+            .all()
+        )
+    assert used == [found[0]]  # one entry used; the loser's is left for another day
+
+
+def test_a_fresh_database_day_is_proved_winnable_through_the_solver_processes(
+    db: Session, day: date, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = get_settings()
+    monkeypatch.setattr(settings, "daily_proof_tries", 8)
+    monkeypatch.setattr(settings, "daily_proof_budget_seconds", 2.0)
+    with read_tx(db):
+        assert daily_pool.unused(db, "wasp") == 0  # the pool is empty: the fallback runs
+    daily.play_daily(db, new_player(), "wasp")
+    info = daily.daily_info(db, new_player(), "wasp")
+    assert info.started and info.winnable is True and info.deal is None
