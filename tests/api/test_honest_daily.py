@@ -170,3 +170,15 @@ def test_client_address_trusts_only_the_proxies() -> None:
     assert client_address(scope(xff, "10.0.0.1"), "10.0.0.0/8") == "2.2.2.2"
     assert client_address(scope([], "10.0.0.1"), "10.0.0.0/8") == "10.0.0.1"
     assert client_address(scope(xff, "127.0.0.1"), "127.0.0.1,::1") == "10.0.0.5"
+
+
+def test_a_challenger_who_deletes_results_is_not_ranked_again(app: FastAPI) -> None:
+    p = Player(app)
+    g = p.new_game(deal=WIN_DEAL)
+    token = p.post(f"/api/games/{g['id']}/challenge").json()["token"]
+    assert p.delete("/api/stats").status_code in (200, 204)
+    again = p.post(f"/api/challenges/{token}/games")
+    assert again.status_code == 201
+    play(p, again.json()["id"])
+    lb = p.get(f"/api/challenges/{token}").json()["leaderboard"]
+    assert lb["wins"] == []
