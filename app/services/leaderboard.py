@@ -22,7 +22,7 @@ the entries of every list, ``pages`` the pages of the longest.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -33,7 +33,7 @@ from app.db.models import GameRow, PlayerProfile, Race, RaceEntry
 from .common import read_tx
 from .errors import InvalidRequest
 from .profiles import default_name
-from .race import entry_status, replay_log
+from .race import replay_log, status_of
 
 PAGE_SIZE = 50
 MAX_PAGE = 100_000
@@ -76,9 +76,9 @@ def check_page(value: object) -> int:
     return page
 
 
-def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | None]:
+def _verify(db: Session, game_id: str, variant: str, deal: str) -> tuple[str, int | None]:
     """Replay the game's log: ("ok", moves) for a real win, ("forged", None) otherwise."""
-    replayed = replay_log(db, game.id, game.variant, game.deal)
+    replayed = replay_log(db, game_id, variant, deal)
     if replayed is None or not replayed.won:
         return "forged", None
     return "ok", replayed.moves
@@ -98,7 +98,29 @@ def leaderboard(
         if race is not None and race.kind == "daily" and race.day is not None:
             deadline = day_end(race.day)
         rows = db.execute(
-            select(RaceEntry, GameRow, PlayerProfile)
+            select(  # plain columns, not ORM objects: a daily deal may have thousands
+                RaceEntry.id,
+                RaceEntry.player_id,
+                RaceEntry.status,
+                RaceEntry.moves,
+                RaceEntry.suits,
+                RaceEntry.assisted.label("entry_assisted"),
+                RaceEntry.verified,
+                RaceEntry.verified_version,
+                RaceEntry.verified_moves,
+                GameRow.id.label("game_id"),
+                GameRow.variant,
+                GameRow.deal,
+                GameRow.status.label("game_status"),
+                GameRow.version,
+                GameRow.assisted.label("game_assisted"),
+                GameRow.created_at,
+                GameRow.finished_at,
+                GameRow.updated_at,
+                GameRow.abandoned_at,
+                PlayerProfile.display_name,
+                PlayerProfile.on_leaderboards,
+            )
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
             .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
             .where(RaceEntry.race_id == race_id, RaceEntry.ranked.is_(True))
@@ -109,35 +131,38 @@ def leaderboard(
         unverified: list[BoardEntry] = []
         others: list[BoardEntry] = []
         rejected = 0
-        for entry, game, profile in rows:
-            if profile is not None and not profile.on_leaderboards:
+        for r in rows:
+            if r.on_leaderboards is False:
                 continue
-            name = (profile.display_name if profile else None) or default_name(entry.player_id)
-            you = viewer is not None and entry.player_id == viewer
-            if game is not None and game.status == "won":
-                verdict, moves = entry.verified, entry.verified_moves
-                if verdict is None or entry.verified_version != game.version:
-                    verdict, moves = _verify(db, entry, game)
+            # (a default name is an HMAC: made only for the rows of the page, below)
+            name = r.display_name or _UNNAMED + r.player_id
+            you = viewer is not None and r.player_id == viewer
+            if r.game_id is not None and r.game_status == "won":
+                verdict, moves = r.verified, r.verified_moves
+                if verdict is None or r.verified_version != r.version:
+                    verdict, moves = _verify(db, r.game_id, r.variant, r.deal)
                 if verdict != "ok" or moves is None:
                     rejected += 1
                     continue
-                finished = game.finished_at or game.updated_at
-                seconds = max(0, int((finished - game.created_at).total_seconds()))
-                be = BoardEntry(None, name, you, moves, seconds, 4, "won", game.assisted)
-                if game.assisted:
+                finished = r.finished_at or r.updated_at
+                taken = (finished - r.created_at).total_seconds()
+                seconds = max(0, int(taken))
+                be = BoardEntry(None, name, you, moves, seconds, 4, "won", r.game_assisted)
+                if r.game_assisted:
                     assisted.append(be)
                 elif deadline is not None and finished >= deadline:
                     unverified.append(_with_reason(be, "after-the-day"))
-                elif (finished - game.created_at).total_seconds() < moves * min_per_move:
+                elif taken < moves * min_per_move:
                     unverified.append(_with_reason(be, "too-fast"))
                 else:
                     wins.append((moves, seconds, finished.timestamp(), be))
                 continue
-            status = entry_status("playing" if entry.status == "won" else entry.status, game)
+            shown = "playing" if r.status == "won" else r.status
+            status = status_of(shown, r.game_id is not None, r.abandoned_at)
             if over and status in ("playing", "stuck"):
                 status = "unfinished"
             others.append(
-                BoardEntry(None, name, you, entry.moves, None, entry.suits, status, entry.assisted)
+                BoardEntry(None, name, you, r.moves, None, r.suits, status, r.entry_assisted)
             )
         wins.sort(key=lambda w: (w[0], w[1], w[2]))
         ranked: list[BoardEntry] = []
@@ -154,15 +179,25 @@ def leaderboard(
     longest = max(len(x) for x in lists)
     lo, hi = (page - 1) * PAGE_SIZE, page * PAGE_SIZE
     return Board(
-        wins=ranked[lo:hi],
-        assisted=assisted[lo:hi],
-        unverified=unverified[lo:hi],
-        others=others[lo:hi],
+        wins=_named(ranked[lo:hi]),
+        assisted=_named(assisted[lo:hi]),
+        unverified=_named(unverified[lo:hi]),
+        others=_named(others[lo:hi]),
         rejected=rejected,
         page=page,
         pages=max(1, math.ceil(longest / PAGE_SIZE)),
         total=sum(len(x) for x in lists),
     )
+
+
+_UNNAMED = "\x00"  # a name still to be made from the player id that follows it
+
+
+def _named(entries: list[BoardEntry]) -> list[BoardEntry]:
+    return [
+        replace(e, name=default_name(e.name[1:])) if e.name.startswith(_UNNAMED) else e
+        for e in entries
+    ]
 
 
 def _with_reason(be: BoardEntry, reason: str) -> BoardEntry:

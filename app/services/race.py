@@ -145,7 +145,14 @@ def shown_name(db: Session, player_id: str) -> tuple[str, bool]:
 
 
 def entry_status(entry_status: str, game: GameRow | None) -> str:
-    if game is None or game.abandoned_at is not None:
+    if game is None:
+        return status_of(entry_status, False, None)
+    return status_of(entry_status, True, game.abandoned_at)
+
+
+def status_of(entry_status: str, has_game: bool, abandoned_at: datetime | None) -> str:
+    """An entry's status as shown: its game deleted or put aside counts as given up."""
+    if not has_game or abandoned_at is not None:
         return "won" if entry_status == "won" else "gave-up"
     return entry_status
 
@@ -293,23 +300,34 @@ def play_race(
 
 
 def standings(db: Session, race_id: str) -> list[Progress]:
-    """Everyone's progress in the race (visible players only), first entry first."""
+    """Everyone's progress in the race (visible players only), first entry first. (Plain
+    columns, not ORM objects: a daily deal may have thousands of entries.)"""
     with read_tx(db):
         rows = db.execute(
-            select(RaceEntry, GameRow, PlayerProfile)
+            select(
+                RaceEntry.id,
+                RaceEntry.player_id,
+                RaceEntry.status,
+                RaceEntry.moves,
+                RaceEntry.suits,
+                RaceEntry.ranked,
+                GameRow.id.label("game_id"),
+                GameRow.version,
+                GameRow.abandoned_at,
+                PlayerProfile.display_name,
+                PlayerProfile.on_leaderboards,
+            )
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
             .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
             .where(RaceEntry.race_id == race_id)
             .order_by(RaceEntry.id)
         ).all()
         out: list[Progress] = []
-        for entry, game, profile in rows:
-            if profile is not None and not profile.on_leaderboards:
+        for r in rows:
+            if r.on_leaderboards is False:
                 continue
-            name = (profile.display_name if profile else None) or default_name(entry.player_id)
-            status = entry_status(entry.status, game)
-            version = game.version if game is not None else 0
-            out.append(
-                Progress(entry.id, name, entry.moves, entry.suits, status, entry.ranked, version)
-            )
+            name = r.display_name or default_name(r.player_id)
+            status = status_of(r.status, r.game_id is not None, r.abandoned_at)
+            version = r.version if r.game_id is not None else 0
+            out.append(Progress(r.id, name, r.moves, r.suits, status, r.ranked, version))
         return out
