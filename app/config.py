@@ -31,7 +31,8 @@ Environment variables (all optional in development):
   (``python -m app.daily_pool fill``), never deal numbers.
 - ``DAILY_PROOF_TRIES``, ``DAILY_PROOF_BUDGET_SECONDS``: when the private pool has no deal for
   a day, how many fresh random deals the solver pool may try to prove winnable, and how long
-  each (default 6 and 1 s); none proved: an unverified random deal is used (logged).
+  each (default 60 and 1 s; most random deals are decided at once, and all the tries together
+  stop after 10 s); none proved: an unverified random deal is used (logged).
 - ``RANKED_MIN_SECONDS_PER_MOVE``: a win faster than this many seconds per move (default 0.75)
   is not humanly plausible: it is listed apart as "unverified", not ranked.
 - ``RANKED_ENTRIES_PER_ADDRESS``: new ranked entries one client address may make on one shared
@@ -77,7 +78,7 @@ class Settings(BaseSettings):
     analysis_budget_seconds: float = Field(default=3.0, gt=0, le=10)
     analysis_workers: int = Field(default=1, ge=1, le=8)
     daily_secret: str = ""
-    daily_proof_tries: int = Field(default=6, ge=0, le=50)
+    daily_proof_tries: int = Field(default=60, ge=0, le=500)
     daily_proof_budget_seconds: float = Field(default=1.0, gt=0, le=10)
     ranked_min_seconds_per_move: float = Field(default=0.75, ge=0, le=60)
     ranked_entries_per_address: int = Field(default=10, ge=1)

@@ -12,8 +12,9 @@ its day is over.
   of the variant, marked used for ``day`` (``FOR UPDATE SKIP LOCKED`` on PostgreSQL: two
   workers never take the same one).
 - ``fresh_deal(variant)``: when the pool is empty, a random deal proved winnable through the
-  solver process pool (``app/services/analysis.py``; never in the request worker) within
-  ``DAILY_PROOF_TRIES`` x ``DAILY_PROOF_BUDGET_SECONDS``; none proved: an unverified random
+  solver process pool (``app/services/analysis.py``; never in the request worker): up to
+  ``DAILY_PROOF_TRIES`` deals, ``DAILY_PROOF_BUDGET_SECONDS`` each, ``PROOF_TOTAL_SECONDS`` in
+  all; none proved: an unverified random
   deal (logged as a warning).
 """
 
@@ -144,6 +145,8 @@ def _pool_prover(variant: str, deal: str, budget: float) -> tuple[str, str | Non
 
 prover: Prover = _pool_prover  # (tests may count the questions)
 
+PROOF_TOTAL_SECONDS = 10.0  # all the tries of one day together (the first play waits on them)
+
 
 def fresh_deal(variant: str, day: date, settings: Settings | None = None) -> PoolDeal:
     """A fresh random deal for ``variant``'s daily deal of ``day`` when the pool has none.
@@ -163,8 +166,12 @@ def fresh_deal(variant: str, day: date, settings: Settings | None = None) -> Poo
     if solver_covers(variant):
         started = time.monotonic()
         for _ in range(settings.daily_proof_tries):
+            left = PROOF_TOTAL_SECONDS - (time.monotonic() - started)
+            if left <= 0.05:
+                break
             text = format_deal(random_deal(variant))
-            verdict, line = prover(variant, text, settings.daily_proof_budget_seconds)
+            budget = min(settings.daily_proof_budget_seconds, left)
+            verdict, line = prover(variant, text, budget)
             if verdict == "win" and line is not None and line_wins(variant, text, line):
                 log.info(
                     "%s daily deal of %s proved winnable in %.2f s",
