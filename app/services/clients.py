@@ -3,8 +3,8 @@
 The web layer (``app.web.security.ClientAddressMiddleware``) puts a keyed hash of the
 request's client address in ``current_address`` for the request; the address itself is never
 stored. The counters live in ``address_counters`` (one atomic UPSERT per count, shared by
-every worker). With ``RATE_LIMITS=off``, or outside a request (scripts, tests of services),
-nothing is counted.
+every worker); ``prune`` drops those of past days. With ``RATE_LIMITS=off``, or outside a
+request (scripts, tests of services), nothing is counted.
 
 - ``count_new_player(db)``: called by the services that create a player row, inside their
   write transaction; past ``NEW_PLAYERS_PER_MINUTE`` it raises ``TooManyNewPlayers`` (a
@@ -97,12 +97,29 @@ def count_new_player(db: Session, *, settings: Settings | None = None) -> None:
         raise TooManyNewPlayers(limit, retry_after)
 
 
-def may_rank(db: Session, race_id: str, *, settings: Settings | None = None) -> bool:
+def may_rank(
+    db: Session, race_id: str, *, since: int = 0, settings: Settings | None = None
+) -> bool:
     """Whether this request's address may make one more ranked entry on ``race_id`` (and
-    count it if so). Inside the caller's write transaction."""
+    count it if so). Inside the caller's write transaction. ``since``: the Unix time the race
+    began (a daily deal's day; 0 for a challenge), which lets ``prune`` drop the counter."""
     settings = settings or get_settings()
     key = _active(settings)
     if key is None:
         return True
-    count, _ = _bump(db, key, f"ranked:{race_id}", 0)
+    count, _ = _bump(db, key, f"ranked:{race_id}", since)
     return count <= settings.ranked_entries_per_address
+
+
+KEEP_SECONDS = 2 * 24 * 3600
+
+
+def prune(db: Session, now: float | None = None) -> None:
+    """Drop counters whose window ended over two days ago (new-player minutes, and the
+    ranked-entry counts of past days' daily deals). Inside the caller's write transaction;
+    the daily deal calls it once per variant and day."""
+    cut = int((time.time() if now is None else now) - KEEP_SECONDS)
+    db.execute(
+        text("DELETE FROM address_counters WHERE window_start > 0 AND window_start < :cut"),
+        {"cut": cut},
+    )

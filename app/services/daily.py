@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings, get_settings
 from app.db.models import GameRow, Race, RaceEntry, utcnow
 
-from . import daily_pool
+from . import clients, daily_pool
 from .common import is_postgres, read_tx, write_tx
 from .errors import InvalidRequest, NotFound
 from .games import check_variant
@@ -135,6 +135,7 @@ def daily_race(db: Session, variant: str, day: date) -> Race:
         race = _find(db, variant, day)
         if race is not None:
             return race
+        clients.prune(db)  # once per variant and day: the address counters of past days
         entry = daily_pool.take(db, variant)
         if entry is not None:
             if insert_race(db, variant, day, entry.deal, entry.verified):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select, text
@@ -236,7 +236,10 @@ def may_rank(db: Session, race: Race, player_id: str) -> bool:
     key = attempt_key(player_id, race.id)
     if db.get(RankedAttempt, (race.id, key)) is not None:
         return False
-    if not clients.may_rank(db, race.id):
+    since = 0
+    if race.kind == "daily" and race.day is not None:
+        since = int(datetime.combine(race.day, datetime.min.time(), UTC).timestamp())
+    if not clients.may_rank(db, race.id, since=since):
         return False
     insert_ignore(db, RankedAttempt, race_id=race.id, attempt_key=key, created_at=utcnow())
     return True

@@ -298,3 +298,21 @@ def test_a_fresh_database_day_is_proved_winnable_through_the_solver_processes(
     daily.play_daily(db, new_player(), "wasp")
     info = daily.daily_info(db, new_player(), "wasp")
     assert info.started and info.winnable is True and info.deal is None
+
+
+def test_address_counters_of_past_days_are_pruned(db: Session, day: date) -> None:
+    old, recent = f"old-{uuid.uuid4().hex}", f"new-{uuid.uuid4().hex}"
+    now = int(datetime.now(UTC).timestamp())
+    with write_tx(db):
+        for key, start in ((old, now - 3 * 24 * 3600), (recent, now - 60)):
+            db.execute(
+                text(
+                    "INSERT INTO address_counters (address_key, scope, window_start, count) "
+                    "VALUES (:k, 'players', :w, 5)"
+                ),
+                {"k": key, "w": start},
+            )
+    daily.daily_race(db, "scorpion", day)  # the first play of a day prunes
+    with read_tx(db):
+        left = set(db.execute(text("SELECT address_key FROM address_counters")).scalars())
+    assert old not in left and recent in left
