@@ -25,9 +25,22 @@ Environment variables (all optional in development):
   tell in time".
 - ``ANALYSIS_WORKERS``: solver processes per web worker process (default 1, at most 8), started
   on the first question (``app/services/analysis.py``).
-- ``DAILY_SECRET``: chooses each day's daily deal (HMAC-SHA256 over "variant|YYYY-MM-DD"), so
-  nobody can work out a coming day's deal from the public code. Default: derived from
-  ``SECRET_KEY``. Changing it changes the deals of the days not yet played.
+- ``DAILY_SECRET``: keys the records of ranked attempts (HMAC-SHA256 of player and race, kept
+  without the player's identity) and the ids of the daily races. Default: derived from
+  ``SECRET_KEY``. The daily deals themselves are fresh random deals kept in the database
+  (``python -m app.daily_pool fill``), never deal numbers.
+- ``DAILY_PROOF_TRIES``, ``DAILY_PROOF_BUDGET_SECONDS``: when the private pool has no deal for
+  a day, how many fresh random deals the solver pool may try to prove winnable, and how long
+  each (default 60 and 1 s; most random deals are decided at once, and all the tries together
+  stop after 10 s); none proved: an unverified random deal is used (logged).
+- ``RANKED_MIN_SECONDS_PER_MOVE``: a win faster than this many seconds per move (default 0.75)
+  is not humanly plausible: it is listed apart as "unverified", not ranked.
+- ``RANKED_ENTRIES_PER_ADDRESS``: new ranked entries one client address may make on one shared
+  deal (default 10); later entries are unranked.
+- ``NEW_PLAYERS_PER_MINUTE``: new players (the first write of a new cookie) one client address
+  may make per minute (default 30); past it: ``429`` with ``Retry-After``. Client addresses
+  are kept only as keyed hashes; behind a ``TRUSTED_PROXIES`` proxy the right-most untrusted
+  ``X-Forwarded-For`` address counts. These two are off with ``RATE_LIMITS=off``.
 - ``MAX_BODY_BYTES``: request bodies over this many bytes (default 65536) are refused with
   ``413`` before they are read, on every route (``app/web/body_limit.py``).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
@@ -71,6 +84,11 @@ class Settings(BaseSettings):
     analysis_budget_seconds: float = Field(default=3.0, gt=0, le=10)
     analysis_workers: int = Field(default=1, ge=1, le=8)
     daily_secret: str = ""
+    daily_proof_tries: int = Field(default=60, ge=0, le=500)
+    daily_proof_budget_seconds: float = Field(default=1.0, gt=0, le=10)
+    ranked_min_seconds_per_move: float = Field(default=0.75, ge=0, le=60)
+    ranked_entries_per_address: int = Field(default=10, ge=1)
+    new_players_per_minute: int = Field(default=30, ge=1)
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.

@@ -1,7 +1,8 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
 Middleware (outermost first): ops (``app.web.ops``: health, metrics, request id, access log,
-/static), security headers, the body limit, then identity + CSRF (``app.web.deps``).
+/static), security headers, the body limit, the client address (``app.web.security``), then
+identity + CSRF (``app.web.deps``).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -37,7 +38,7 @@ from app.web import (
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import IdentityMiddleware
 from app.web.ops import OpsMiddleware
-from app.web.security import SecurityHeadersMiddleware
+from app.web.security import ClientAddressMiddleware, SecurityHeadersMiddleware
 from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     app.add_middleware(IdentityMiddleware, settings=settings)
+    app.add_middleware(ClientAddressMiddleware)  # the keyed hash of the client's address
     app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
     app.add_middleware(SecurityHeadersMiddleware)
     # Outermost: /healthz /readyz /metrics, request ids, access log, and /static (no cookie).

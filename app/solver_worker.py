@@ -57,3 +57,25 @@ def watch_parent() -> None:
 def warm_up() -> bool:
     """A no-op the pool runs once so that its process is started before the first question."""
     return True
+
+
+def prove_deal(variant: str, deal_text: str, deadline: float) -> tuple[str, str | None]:
+    """Try to prove the deal ``deal_text`` of ``variant`` winnable before ``deadline``.
+
+    Returns (verdict, the compact winning line, verified through the engine, or None). A
+    variant the solver does not cover is ``"unsupported"``. Used for a day's daily deal when
+    the private pool has none (``app/services/daily_pool.py``).
+    """
+    from app.engine import parse_deal
+    from app.engine.solver import SolverUnsupported, encode_line, solve_deal
+
+    remaining = deadline - time.time()
+    if remaining < MIN_SEARCH_SECONDS:
+        return ("unknown", None)
+    try:
+        result = solve_deal(variant, parse_deal(deal_text, variant), remaining)
+    except SolverUnsupported:
+        return ("unsupported", None)
+    if result.verdict == "win" and result.line is not None:
+        return ("win", encode_line(result.line))
+    return (result.verdict, None)

@@ -59,7 +59,13 @@ def configured(db_url: str) -> Iterator[str]:
     from app.config import get_settings
     from app.db.session import get_engine, reset_engine
 
-    names = ("DATABASE_URL", "RATE_LIMITS", "ENVIRONMENT")
+    names = (
+        "DATABASE_URL",
+        "RATE_LIMITS",
+        "ENVIRONMENT",
+        "DAILY_PROOF_TRIES",
+        "RANKED_MIN_SECONDS_PER_MOVE",
+    )
     saved = {k: os.environ.get(k) for k in names}
 
     def restore() -> None:
@@ -72,6 +78,10 @@ def configured(db_url: str) -> Iterator[str]:
     os.environ["DATABASE_URL"] = db_url
     os.environ["RATE_LIMITS"] = "off"
     os.environ["ENVIRONMENT"] = "test"
+    # Tests win in milliseconds (the too-fast floor is tested on its own) and an empty daily
+    # pool gives an unverified random deal at once (the solver proof is tested on its own).
+    os.environ["DAILY_PROOF_TRIES"] = "0"
+    os.environ["RANKED_MIN_SECONDS_PER_MOVE"] = "0"
     get_settings.cache_clear()
     reset_engine()
     try:

@@ -233,8 +233,10 @@ class PlayerProfile(Base):
 class Race(Base):
     """A shared deal: the daily deal of a variant and UTC day, or a challenge between friends.
 
-    ``deal`` (and, while the day runs, ``deal_number`` of a daily deal) never leaves the
-    server. ``token`` is a challenge's random link token. A challenge's first entry is the
+    ``deal`` never leaves the server (a daily deal's is published as a deal string once its
+    day is over); a daily deal is a random deal from the private pool and has no
+    ``deal_number``; its id is an HMAC of variant and day (``app/services/daily.py``).
+    ``token`` is a challenge's random link token. A challenge's first entry is the
     challenger's game (a race keeps no player id of its own, so nothing outlives a player).
     """
 
@@ -249,6 +251,9 @@ class Race(Base):
     deal: Mapped[str] = mapped_column(String(160))
     token: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # A daily deal: True when the server proved it winnable (a verified line), False when not
+    # proved (``app/services/daily.py``). Null for a challenge.
+    winnable: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
 
 
 class RaceEntry(Base):
@@ -304,3 +309,63 @@ class RaceEvent(Base):
     race_id: Mapped[str] = mapped_column(String(32))
     payload: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+# -- the honest daily deal (``app/services/daily.py``, ``app/daily_pool.py``) ------------------
+
+
+class DailyPoolEntry(Base):
+    """A private daily deal waiting for its day: a fresh random deal (never a deal number).
+
+    Filled by ``python -m app.daily_pool fill``. ``line`` is its winning line, verified through
+    the engine (server-only, never sent); ``verified`` False: the solver could not prove it
+    (a variant it does not cover). ``used_for_day``: the day whose daily deal it became.
+    """
+
+    __tablename__ = "daily_pool"
+    __table_args__ = (
+        UniqueConstraint("variant", "used_for_day"),
+        Index("ix_daily_pool_variant_used", "variant", "used_for_day"),
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    variant: Mapped[str] = mapped_column(String(20))
+    deal: Mapped[str] = mapped_column(Text)  # never leaves the server before its day is over
+    line: Mapped[str | None] = mapped_column(Text, nullable=True)  # server-only
+    verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    used_for_day: Mapped[date | None] = mapped_column(Date, nullable=True)
+
+
+class RankedAttempt(Base):
+    """That someone had their ranked attempt at a race, kept without their identity.
+
+    ``attempt_key`` is HMAC-SHA256(``DAILY_SECRET``, player id and race id): it survives the
+    player deleting their results (no link to ``players``), so a second ranked attempt is
+    refused, and it cannot be turned back into the player.
+    """
+
+    __tablename__ = "ranked_attempts"
+
+    race_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("races.id", ondelete="CASCADE"), primary_key=True
+    )
+    attempt_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class AddressCounter(Base):
+    """A counter per client address (only a keyed hash of it is kept) and scope.
+
+    Scopes: ``players`` (new players made per minute) and ``ranked:<race id>`` (new ranked
+    entries on one race). ``window_start`` is Unix seconds (0: no window).
+    """
+
+    __tablename__ = "address_counters"
+
+    address_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(48), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger)
+    count: Mapped[int] = mapped_column(Integer)

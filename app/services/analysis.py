@@ -245,3 +245,38 @@ async def analyse_game(
         hint=answer.first_action if hint else None,
         state=question.state,
     )
+
+
+# -- proving a fresh daily deal winnable (``app/services/daily_pool.py``) ------------------------
+
+
+def prove_deal_sync(variant: str, deal: str, budget_seconds: float) -> tuple[str, str | None]:
+    """Ask the solver pool whether ``deal`` is winnable, waiting at most the budget plus
+    ``GRACE_SECONDS`` (a blocking wait: call it from a worker thread, never the event loop).
+    Returns (verdict, compact winning line or None); ``"unknown"`` on any trouble."""
+    global _in_flight
+    budget = max(0.0, min(budget_seconds, 10.0))
+    pool, size = _get_pool()
+    with _lock:
+        if _in_flight >= size * QUEUE_PER_WORKER:
+            log.warning("solver pool busy: %d questions in flight", _in_flight)
+            return ("unknown", None)
+        _in_flight += 1
+    future: Future[tuple[str, str | None]] | None = None
+    try:
+        future = pool.submit(solver_worker.prove_deal, variant, deal, time.time() + budget)
+        return future.result(timeout=budget + GRACE_SECONDS)
+    except TimeoutError:
+        if future is not None:
+            future.cancel()
+        return ("unknown", None)
+    except BrokenProcessPool as exc:
+        log.error("solver process lost: %r", exc)
+        _discard_pool(pool)
+        return ("unknown", None)
+    except Exception:  # noqa: BLE001 - a failed proof only means "not proved" (logged)
+        log.exception("solver proof of a daily deal failed")
+        return ("unknown", None)
+    finally:
+        with _lock:
+            _in_flight -= 1

@@ -16,13 +16,21 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, PlayerProfile, Race, RaceEntry, utcnow
+from app.db.models import GameRow, PlayerProfile, Race, RaceEntry, RankedAttempt, utcnow
 from app.engine import Game
 
 from .common import lock_player, read_tx, write_tx
 from .errors import NotFound
 from .profiles import default_name
-from .race import Progress, entry_status, new_race_id, play_race, publish, shown_name
+from .race import (
+    Progress,
+    attempt_key,
+    entry_status,
+    new_race_id,
+    play_race,
+    publish,
+    shown_name,
+)
 from .types import GameState
 
 TOKEN_BYTES = 16
@@ -114,6 +122,8 @@ def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
             finished_at=game.finished_at,
         )
         db.add(entry)
+        # The challenger's ranked attempt, recorded like anyone's (it outlives a results delete).
+        db.add(RankedAttempt(race_id=race.id, attempt_key=attempt_key(player_id, race.id)))
         if game.race_id is None:
             game.race_id = race.id
         db.flush()

@@ -72,6 +72,10 @@ def ensure_player(db: Session, player_id: str) -> PlayerSettings:
     PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises all writers).
     """
     now = utcnow()
+    if db.get(Player, player_id) is None:
+        from .clients import count_new_player
+
+        count_new_player(db)  # a new player: counted per client address (may refuse: 429)
     insert_ignore(db, Player, id=player_id, created_at=now)
     insert_ignore(
         db, PlayerSettings, player_id=player_id, save_games=True, record_stats=True, updated_at=now

@@ -1,45 +1,59 @@
 """The daily deal: one deal per variant per UTC day, the same for everyone.
 
-The deal is drawn from the solver's shipped catalog of winnable deals
-(``app.engine.solver.winnable_deals``) with a server secret: the index into the catalog is
-HMAC-SHA256(``DAILY_SECRET``, ``"<variant>|<YYYY-MM-DD>"``) modulo the catalog's size. The code
-and the catalog are public, the secret is not, so nobody can work out a coming day's deal.
-(Without a shipped catalog for a variant the whole deal-number range is used instead.)
+A daily deal is never a deal number nor a deal of a shipped catalog (those can be looked up
+from the cards a player sees): it is a fresh random deal from the private pool kept in the
+database (``app/services/daily_pool.py``, filled by ``python -m app.daily_pool fill``), proved
+winnable by the solver where it can be. The day's race takes an unused pool entry atomically
+on the first play of the day; with the pool empty a fresh random deal is drawn at once and
+proved through the solver processes within a small budget (else used unverified). The deal
+stays fixed once played; ``Race.winnable`` says whether it was proved winnable.
 
-The deal number is not shown while the day runs: a daily game has no ``deal_number`` (its
-deal is kept on the server like a deal string's), and the daily page and API reveal the
-number only once the UTC day is over. A player's first daily game of a day is their ranked
-attempt; replays are allowed and unranked.
+Nothing about the deal leaves the server while the day runs: a daily game has no deal number,
+and the daily page and API publish the deal string (``deal``) only once the UTC day is over.
+
+A player's first daily game of a day is their ranked attempt (``app/services/race.py``: kept
+as a keyed hash that outlives a results delete, at most ``RANKED_ENTRIES_PER_ADDRESS`` per
+client address, never after the day ended); replays are allowed and unranked.
+
+Reading (``daily_info``, the pages and GET routes) never writes: a day nobody played has no
+race (today: "not started"; a past day: ``NotFound``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.models import GameRow, Race, RaceEntry, utcnow
-from app.engine import MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, deal_from_number, format_deal
-from app.engine.solver import winnable_deals
 
-from .common import insert_ignore, read_tx, write_tx
-from .errors import InvalidRequest
+from . import clients, daily_pool
+from .common import is_postgres, read_tx, write_tx
+from .errors import InvalidRequest, NotFound
 from .games import check_variant
-from .race import entry_status, new_race_id, play_race
+from .race import entry_status, play_race
 from .types import GameState
 
 # The clock of the daily deal (UTC). Tests replace it to move between days.
 clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 
+NOT_PLAYED = "No daily deal was played on that day."
+
 
 def today() -> date:
     return clock().astimezone(UTC).date()
+
+
+def day_end(day: date) -> datetime:
+    """The end of the UTC day ``day`` (midnight after it)."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC)
 
 
 def daily_secret(settings: Settings | None = None) -> bytes:
@@ -50,22 +64,11 @@ def daily_secret(settings: Settings | None = None) -> bytes:
     return hmac.new(settings.secret_key.encode(), b"daily-deal", hashlib.sha256).digest()
 
 
-def daily_catalog(variant: str) -> Sequence[int]:
-    """The deal numbers a daily deal of ``variant`` is drawn from (the winnable catalog)."""
-    return winnable_deals(variant)
-
-
-def daily_deal_number(
-    variant: str, day: date, *, secret: bytes, catalog: Sequence[int] | None = None
-) -> int:
-    """The deal number of ``variant``'s daily deal on ``day`` under ``secret``."""
-    if catalog is None:
-        catalog = daily_catalog(variant)
-    mac = hmac.new(secret, f"{variant}|{day.isoformat()}".encode(), hashlib.sha256).digest()
-    n = int.from_bytes(mac[:8], "big")
-    if catalog:
-        return int(catalog[n % len(catalog)])
-    return MIN_DEAL_NUMBER + n % (MAX_DEAL_NUMBER - MIN_DEAL_NUMBER + 1)
+def daily_race_key(variant: str, day: date) -> str:
+    """The id of the race of ``variant``'s daily deal on ``day`` (an HMAC with the daily
+    secret: known before the race exists, so the live stream can wait for it)."""
+    mac = hmac.new(daily_secret(), f"daily-race|{variant}|{day.isoformat()}".encode(), "sha256")
+    return mac.hexdigest()[:32]
 
 
 def check_day(value: object) -> date:
@@ -82,30 +85,10 @@ def check_day(value: object) -> date:
     return day
 
 
-def daily_race(db: Session, variant: str, day: date) -> Race:
-    """The race of ``variant``'s daily deal on ``day``, made on first use (own transaction)."""
-    variant = check_variant(variant)
+def find_daily(db: Session, variant: str, day: date) -> Race | None:
+    """The race of ``variant``'s daily deal on ``day``, if anyone played it (reads only)."""
     with read_tx(db):
-        race = _find(db, variant, day)
-        if race is not None:
-            return race
-    number = daily_deal_number(variant, day, secret=daily_secret())
-    with write_tx(db):
-        insert_ignore(
-            db,
-            Race,
-            id=new_race_id(),
-            kind="daily",
-            variant=variant,
-            day=day,
-            deal_number=number,
-            deal=format_deal(deal_from_number(number)),
-            token=None,
-            created_at=utcnow(),
-        )
-        race = _find(db, variant, day)
-        assert race is not None
-        return race
+        return _find(db, variant, day)
 
 
 def _find(db: Session, variant: str, day: date) -> Race | None:
@@ -114,11 +97,66 @@ def _find(db: Session, variant: str, day: date) -> Race | None:
     ).scalar_one_or_none()
 
 
+def insert_race(db: Session, variant: str, day: date, deal: str, winnable: bool) -> bool:
+    """Insert the day's race unless another worker did first; True if this one did."""
+    insert = postgresql.insert if is_postgres(db) else sqlite.insert
+    result = db.execute(
+        insert(Race)
+        .values(
+            id=daily_race_key(variant, day),
+            kind="daily",
+            variant=variant,
+            day=day,
+            deal_number=None,
+            deal=deal,
+            token=None,
+            created_at=utcnow(),
+            winnable=winnable,
+        )
+        .on_conflict_do_nothing()
+        .returning(Race.id)
+    )
+    return result.scalar_one_or_none() is not None  # (rowcount is not reliable here)
+
+
+def daily_race(db: Session, variant: str, day: date) -> Race:
+    """The race of ``variant``'s daily deal on ``day``, made on the first play (writes).
+
+    The pool's oldest unused deal is taken in the same transaction that inserts the race, so
+    two workers racing agree (the race's unique (kind, variant, day) and its HMAC id: the
+    loser inserts nothing and leaves its pool entry unused). An empty pool: a fresh random
+    deal (``daily_pool.fresh_deal``).
+    """
+    variant = check_variant(variant)
+    race = find_daily(db, variant, day)
+    if race is not None:
+        return race
+    with write_tx(db):
+        race = _find(db, variant, day)
+        if race is not None:
+            return race
+        clients.prune(db)  # once per variant and day: the address counters of past days
+        entry = daily_pool.take(db, variant)
+        if entry is not None:
+            if insert_race(db, variant, day, entry.deal, entry.verified):
+                entry.used_for_day = day
+            race = _find(db, variant, day)
+            assert race is not None
+            return race
+    fresh = daily_pool.fresh_deal(variant, day)  # outside any transaction: it may take seconds
+    with write_tx(db):
+        insert_race(db, variant, day, fresh.deal, fresh.verified)
+        race = _find(db, variant, day)
+        assert race is not None
+        return race
+
+
 def play_daily(
     db: Session, player_id: str, variant: str, *, again: bool = False
 ) -> tuple[GameState, bool]:
     """Today's daily game of the player: the running one, or a new one (the first of the day
     is ranked; later ones are replays). Returns (game, whether it is new)."""
+    variant = check_variant(variant)
     race = daily_race(db, variant, today())
     return play_race(db, player_id, race.id, again=again)
 
@@ -127,8 +165,11 @@ def play_daily(
 class DailyInfo:
     variant: str
     day: date
-    over: bool  # the UTC day has ended: the deal number is revealed
-    deal_number: int | None  # None while the day runs
+    over: bool  # the UTC day has ended: the deal string is published
+    started: bool  # someone played this day's deal (its race exists)
+    deal_number: None  # always None: a daily deal is never a deal number (kept for the API)
+    deal: str | None  # the deal string, once the day is over
+    winnable: bool | None  # proved winnable by the solver; None: not started yet
     race_id: str
     my_game_id: str | None  # the player's running daily game, else their latest
     my_status: str | None  # None: not played yet; playing | won | stuck | gave-up
@@ -137,10 +178,30 @@ class DailyInfo:
 
 
 def daily_info(db: Session, player_id: str, variant: str, day: date | None = None) -> DailyInfo:
+    """The daily deal of ``variant`` on ``day`` (default today) as the player sees it.
+    Reads only. A past day nobody played: ``NotFound``."""
+    variant = check_variant(variant)
     day = check_day(day or today())
-    race = daily_race(db, variant, day)
+    over = day < today()
+    race = find_daily(db, variant, day)
+    if race is None:
+        if over:
+            raise NotFound(NOT_PLAYED)
+        return DailyInfo(
+            variant=variant,
+            day=day,
+            over=False,
+            started=False,
+            deal_number=None,
+            deal=None,
+            winnable=None,
+            race_id=daily_race_key(variant, day),
+            my_game_id=None,
+            my_status=None,
+            my_ranked_game_id=None,
+            played=False,
+        )
     with read_tx(db):
-        over = day < today()
         rows = db.execute(
             select(RaceEntry, GameRow)
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
@@ -157,7 +218,10 @@ def daily_info(db: Session, player_id: str, variant: str, day: date | None = Non
             variant=race.variant,
             day=day,
             over=over,
-            deal_number=race.deal_number if over else None,
+            started=True,
+            deal_number=None,
+            deal=race.deal if over else None,
+            winnable=bool(race.winnable),
             race_id=race.id,
             my_game_id=mine[0].game_id if mine else None,
             my_status=entry_status(mine[0].status, mine[1]) if mine else None,

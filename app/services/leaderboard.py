@@ -10,20 +10,34 @@ No score is taken on trust: before a win is ranked the server replays the game's
 from the deal and keeps the result only if the log really wins, counting the moves itself.
 The check is stored with the game version it was made for and made again if the game row
 changed; a log that does not replay to a win is rejected (``verified = "forged"``).
+Reading a board never writes: a check not stored yet is made again on each read.
+
+A win is ranked only if it is humanly plausible and in time: one faster than
+``RANKED_MIN_SECONDS_PER_MOVE`` seconds per move (``too-fast``), or a daily deal's win
+finished after its UTC day ended (``after-the-day``), is listed apart as ``unverified``.
+
+Every list is paged (``PAGE_SIZE`` rows a page, the same page of each list); ``total`` counts
+the entries of every list, ``pages`` the pages of the longest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, PlayerProfile, RaceEntry
+from app.config import get_settings
+from app.db.models import GameRow, PlayerProfile, Race, RaceEntry
 
-from .common import read_tx, write_tx
+from .common import read_tx
+from .errors import InvalidRequest
 from .profiles import default_name
-from .race import entry_status, replay_log_counted
+from .race import replay_log_counted, status_of
+
+PAGE_SIZE = 50
+MAX_PAGE = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,35 +48,80 @@ class BoardEntry:
     moves: int
     seconds: int | None
     suits: int
-    status: str  # won | playing | stuck | gave-up
+    status: str  # won | playing | stuck | gave-up | unfinished
     assisted: bool
+    reason: str | None = None  # an unverified win: too-fast | after-the-day
 
 
 @dataclass(frozen=True, slots=True)
 class Board:
     wins: list[BoardEntry] = field(default_factory=list)  # ranked
     assisted: list[BoardEntry] = field(default_factory=list)
+    unverified: list[BoardEntry] = field(default_factory=list)  # too fast or too late
     others: list[BoardEntry] = field(default_factory=list)  # not won (yet)
     rejected: int = 0  # wins whose move log does not replay to a win
+    page: int = 1
+    pages: int = 1
+    total: int = 0
+    page_size: int = PAGE_SIZE
 
 
-def _verify(db: Session, entry: RaceEntry, game: GameRow) -> tuple[str, int | None]:
+def check_page(value: object) -> int:
+    """A page number (1, 2, ...); ``InvalidRequest`` otherwise."""
+    try:
+        page = int(str(value))
+    except ValueError:
+        raise InvalidRequest("A page is a whole number from 1, e.g. page=2.") from None
+    if not 1 <= page <= MAX_PAGE:
+        raise InvalidRequest(f"A page is a whole number from 1 to {MAX_PAGE}.")
+    return page
+
+
+def _verify(db: Session, game_id: str, variant: str, deal: str) -> tuple[str, int | None]:
     """Replay the game's log: ("ok", moves made) for a real win, ("forged", None) otherwise."""
-    replayed = replay_log_counted(db, game.id, game.variant, game.deal)
+    replayed = replay_log_counted(db, game_id, variant, deal)
     if replayed is None or not replayed[0].won:
         return "forged", None
     return "ok", replayed[1]
 
 
 def leaderboard(
-    db: Session, race_id: str, viewer: str | None = None, *, over: bool = False
+    db: Session, race_id: str, viewer: str | None = None, *, over: bool = False, page: int = 1
 ) -> Board:
-    """The race's board as ``viewer`` sees it. ``over``: the race has ended (a past day's
-    daily deal), so a game still playing is listed as unfinished."""
-    checks: dict[int, tuple[str, int | None, int]] = {}
+    """The race's board as ``viewer`` sees it, page ``page``. ``over``: the race has ended (a
+    past day's daily deal), so a game still playing is listed as unfinished. Reads only."""
+    from .daily import day_end
+
+    min_per_move = get_settings().ranked_min_seconds_per_move
     with read_tx(db):
+        race = db.get(Race, race_id)
+        deadline = None
+        if race is not None and race.kind == "daily" and race.day is not None:
+            deadline = day_end(race.day)
         rows = db.execute(
-            select(RaceEntry, GameRow, PlayerProfile)
+            select(  # plain columns, not ORM objects: a daily deal may have thousands
+                RaceEntry.id,
+                RaceEntry.player_id,
+                RaceEntry.status,
+                RaceEntry.moves,
+                RaceEntry.suits,
+                RaceEntry.assisted.label("entry_assisted"),
+                RaceEntry.verified,
+                RaceEntry.verified_version,
+                RaceEntry.verified_moves,
+                GameRow.id.label("game_id"),
+                GameRow.variant,
+                GameRow.deal,
+                GameRow.status.label("game_status"),
+                GameRow.version,
+                GameRow.assisted.label("game_assisted"),
+                GameRow.created_at,
+                GameRow.finished_at,
+                GameRow.updated_at,
+                GameRow.abandoned_at,
+                PlayerProfile.display_name,
+                PlayerProfile.on_leaderboards,
+            )
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
             .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
             .where(RaceEntry.race_id == race_id, RaceEntry.ranked.is_(True))
@@ -70,34 +129,41 @@ def leaderboard(
         ).all()
         wins: list[tuple[int, int, float, BoardEntry]] = []
         assisted: list[BoardEntry] = []
+        unverified: list[BoardEntry] = []
         others: list[BoardEntry] = []
         rejected = 0
-        for entry, game, profile in rows:
-            if profile is not None and not profile.on_leaderboards:
+        for r in rows:
+            if r.on_leaderboards is False:
                 continue
-            name = (profile.display_name if profile else None) or default_name(entry.player_id)
-            you = viewer is not None and entry.player_id == viewer
-            if game is not None and game.status == "won":
-                verdict, moves = entry.verified, entry.verified_moves
-                if verdict is None or entry.verified_version != game.version:
-                    verdict, moves = _verify(db, entry, game)
-                    checks[entry.id] = (verdict, moves, game.version)
+            # (a default name is an HMAC: made only for the rows of the page, below)
+            name = r.display_name or _UNNAMED + r.player_id
+            you = viewer is not None and r.player_id == viewer
+            if r.game_id is not None and r.game_status == "won":
+                verdict, moves = r.verified, r.verified_moves
+                if verdict is None or r.verified_version != r.version:
+                    verdict, moves = _verify(db, r.game_id, r.variant, r.deal)
                 if verdict != "ok" or moves is None:
                     rejected += 1
                     continue
-                finished = game.finished_at or game.updated_at
-                seconds = max(0, int((finished - game.created_at).total_seconds()))
-                be = BoardEntry(None, name, you, moves, seconds, 4, "won", game.assisted)
-                if game.assisted:
+                finished = r.finished_at or r.updated_at
+                taken = (finished - r.created_at).total_seconds()
+                seconds = max(0, int(taken))
+                be = BoardEntry(None, name, you, moves, seconds, 4, "won", r.game_assisted)
+                if r.game_assisted:
                     assisted.append(be)
+                elif deadline is not None and finished >= deadline:
+                    unverified.append(_with_reason(be, "after-the-day"))
+                elif taken < moves * min_per_move:
+                    unverified.append(_with_reason(be, "too-fast"))
                 else:
                     wins.append((moves, seconds, finished.timestamp(), be))
                 continue
-            status = entry_status("playing" if entry.status == "won" else entry.status, game)
+            shown = "playing" if r.status == "won" else r.status
+            status = status_of(shown, r.game_id is not None, r.abandoned_at)
             if over and status in ("playing", "stuck"):
                 status = "unfinished"
             others.append(
-                BoardEntry(None, name, you, entry.moves, None, entry.suits, status, entry.assisted)
+                BoardEntry(None, name, you, r.moves, None, r.suits, status, r.entry_assisted)
             )
         wins.sort(key=lambda w: (w[0], w[1], w[2]))
         ranked: list[BoardEntry] = []
@@ -108,17 +174,34 @@ def leaderboard(
                 rank = k + 1
             ranked.append(BoardEntry(rank, be.name, be.you, moves, seconds, 4, "won", False))
         assisted.sort(key=lambda e: (e.moves, e.seconds or 0))
+        unverified.sort(key=lambda e: (e.moves, e.seconds or 0))
         others.sort(key=lambda e: (-e.suits, e.moves))
-    if checks:
-        _store_checks(db, checks)
-    return Board(wins=ranked, assisted=assisted, others=others, rejected=rejected)
+    lists = (ranked, assisted, unverified, others)
+    longest = max(len(x) for x in lists)
+    lo, hi = (page - 1) * PAGE_SIZE, page * PAGE_SIZE
+    return Board(
+        wins=_named(ranked[lo:hi]),
+        assisted=_named(assisted[lo:hi]),
+        unverified=_named(unverified[lo:hi]),
+        others=_named(others[lo:hi]),
+        rejected=rejected,
+        page=page,
+        pages=max(1, math.ceil(longest / PAGE_SIZE)),
+        total=sum(len(x) for x in lists),
+    )
 
 
-def _store_checks(db: Session, checks: dict[int, tuple[str, int | None, int]]) -> None:
-    with write_tx(db):
-        for entry_id, (verdict, moves, version) in checks.items():
-            db.execute(
-                update(RaceEntry)
-                .where(RaceEntry.id == entry_id)
-                .values(verified=verdict, verified_moves=moves, verified_version=version)
-            )
+_UNNAMED = "\x00"  # a name still to be made from the player id that follows it
+
+
+def _named(entries: list[BoardEntry]) -> list[BoardEntry]:
+    return [
+        replace(e, name=default_name(e.name[1:])) if e.name.startswith(_UNNAMED) else e
+        for e in entries
+    ]
+
+
+def _with_reason(be: BoardEntry, reason: str) -> BoardEntry:
+    return BoardEntry(
+        None, be.name, be.you, be.moves, be.seconds, be.suits, be.status, be.assisted, reason
+    )

@@ -16,16 +16,26 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
-from app.db.models import GameRow, MoveLog, PlayerProfile, Race, RaceEntry, RaceEvent, utcnow
+from app.db.models import (
+    GameRow,
+    MoveLog,
+    PlayerProfile,
+    Race,
+    RaceEntry,
+    RaceEvent,
+    RankedAttempt,
+    utcnow,
+)
 from app.engine import Action, DealError, EngineError, Game, parse_deal
 
-from .common import ensure_player, read_tx, write_tx
+from . import clients
+from .common import ensure_player, insert_ignore, read_tx, write_tx
 from .errors import NotFound
 from .game_core import game_state, start_game
 from .profiles import default_name
@@ -146,7 +156,14 @@ def shown_name(db: Session, player_id: str) -> tuple[str, bool]:
 
 
 def entry_status(entry_status: str, game: GameRow | None) -> str:
-    if game is None or game.abandoned_at is not None:
+    if game is None:
+        return status_of(entry_status, False, None)
+    return status_of(entry_status, True, game.abandoned_at)
+
+
+def status_of(entry_status: str, has_game: bool, abandoned_at: datetime | None) -> str:
+    """An entry's status as shown: its game deleted or put aside counts as given up."""
+    if not has_game or abandoned_at is not None:
         return "won" if entry_status == "won" else "gave-up"
     return entry_status
 
@@ -207,6 +224,39 @@ def report_progress(
 # -- joining a race ----------------------------------------------------------------------------
 
 
+def attempt_key(player_id: str, race_id: str) -> str:
+    """The keyed hash that records a player's ranked attempt at a race without naming them
+    (HMAC-SHA256 with the daily secret): it outlives a results delete."""
+    import hashlib
+    import hmac
+
+    from .daily import daily_secret
+
+    mac = hmac.new(daily_secret(), f"ranked|{race_id}|{player_id}".encode(), hashlib.sha256)
+    return mac.hexdigest()
+
+
+def may_rank(db: Session, race: Race, player_id: str) -> bool:
+    """Whether a player's new entry on ``race`` is their ranked attempt (inside the play
+    transaction): not on a daily deal whose day is over, not if a ranked attempt of theirs was
+    ever recorded (even if they deleted their results since), and not past
+    ``RANKED_ENTRIES_PER_ADDRESS`` ranked entries from their client address."""
+    from .daily import today
+
+    if race.kind == "daily" and race.day != today():
+        return False
+    key = attempt_key(player_id, race.id)
+    if db.get(RankedAttempt, (race.id, key)) is not None:
+        return False
+    since = 0
+    if race.kind == "daily" and race.day is not None:
+        since = int(datetime.combine(race.day, datetime.min.time(), UTC).timestamp())
+    if not clients.may_rank(db, race.id, since=since):
+        return False
+    insert_ignore(db, RankedAttempt, race_id=race.id, attempt_key=key, created_at=utcnow())
+    return True
+
+
 def _running_game(db: Session, entries: list[RaceEntry]) -> GameRow | None:
     for entry in reversed(entries):
         if entry.game_id is None:
@@ -245,7 +295,7 @@ def play_race(
             race_id=race.id,
             player_id=player_id,
             game_id=row.id,
-            ranked=not entries,
+            ranked=not entries and may_rank(db, race, player_id),
             status="playing",
             moves=0,
             suits=0,
@@ -265,23 +315,34 @@ def play_race(
 
 
 def standings(db: Session, race_id: str) -> list[Progress]:
-    """Everyone's progress in the race (visible players only), first entry first."""
+    """Everyone's progress in the race (visible players only), first entry first. (Plain
+    columns, not ORM objects: a daily deal may have thousands of entries.)"""
     with read_tx(db):
         rows = db.execute(
-            select(RaceEntry, GameRow, PlayerProfile)
+            select(
+                RaceEntry.id,
+                RaceEntry.player_id,
+                RaceEntry.status,
+                RaceEntry.moves,
+                RaceEntry.suits,
+                RaceEntry.ranked,
+                GameRow.id.label("game_id"),
+                GameRow.version,
+                GameRow.abandoned_at,
+                PlayerProfile.display_name,
+                PlayerProfile.on_leaderboards,
+            )
             .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
             .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
             .where(RaceEntry.race_id == race_id)
             .order_by(RaceEntry.id)
         ).all()
         out: list[Progress] = []
-        for entry, game, profile in rows:
-            if profile is not None and not profile.on_leaderboards:
+        for r in rows:
+            if r.on_leaderboards is False:
                 continue
-            name = (profile.display_name if profile else None) or default_name(entry.player_id)
-            status = entry_status(entry.status, game)
-            version = game.version if game is not None else 0
-            out.append(
-                Progress(entry.id, name, entry.moves, entry.suits, status, entry.ranked, version)
-            )
+            name = r.display_name or default_name(r.player_id)
+            status = status_of(r.status, r.game_id is not None, r.abandoned_at)
+            version = r.version if r.game_id is not None else 0
+            out.append(Progress(r.id, name, r.moves, r.suits, status, r.ranked, version))
         return out

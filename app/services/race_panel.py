@@ -117,9 +117,9 @@ def snapshot(race_id: str, player: str) -> tuple[list[Progress], frozenset[int]]
 
 
 def daily_race_id(variant: str) -> str:
-    """The race of today's daily deal of ``variant`` (made on first use)."""
-    with get_sessionmaker()() as db:
-        return daily.daily_race(db, variant, daily.today()).id
+    """The race id of today's daily deal of ``variant`` (known before anyone plays it: the
+    stream waits for it; nothing is written)."""
+    return daily.daily_race_key(variant, daily.today())
 
 
 def challenge_race_id(token: str) -> str:

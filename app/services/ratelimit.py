@@ -116,6 +116,10 @@ def consume(
     with write_tx(db):
         upsert = _UPSERT_PG if is_postgres(db) else _UPSERT
         if scope == "games":
+            if db.get(Player, player_id) is None:
+                from .clients import count_new_player
+
+                count_new_player(db, settings=settings)  # per client address (429 past it)
             insert_ignore(db, Player, id=player_id, created_at=utcnow())
         row = (
             db.connection()

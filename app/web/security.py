@@ -12,6 +12,11 @@ its own:
 - ``Cross-Origin-Opener-Policy: same-origin`` and ``Permissions-Policy`` denying powerful
   features the game never uses.
 
+``client_address(conn, trusted_proxies)`` is the client's address: the direct peer, or behind a
+trusted proxy the right-most ``X-Forwarded-For`` address that is not itself a trusted proxy.
+``ClientAddressMiddleware`` puts a keyed hash of it in ``app.services.clients.current_address``
+for the request (the address itself is never stored).
+
 ``request_is_https`` tells whether the browser reached us over https, directly or through a
 trusted reverse proxy's ``X-Forwarded-Proto``; ``cookie_secure`` applies the ``COOKIE_SECURE``
 setting (``auto``/``always``/``never``) to it.
@@ -102,6 +107,44 @@ def _is_trusted_proxy(host: str | None, trusted_proxies: str) -> bool:
     except ValueError:
         return False
     return any(address in network for network in _parse_networks(trusted_proxies))
+
+
+def client_address(conn: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1") -> str:
+    """The client's address: the direct peer unless it is a trusted proxy; then the right-most
+    ``X-Forwarded-For`` address that is not a trusted proxy (a client can prepend anything to
+    the header, only what our proxies appended counts). Empty if unknown."""
+    peer = conn.client.host if conn.client else ""
+    if not _is_trusted_proxy(peer, trusted_proxies):
+        return peer or ""
+    forwarded = ",".join(conn.headers.getlist("x-forwarded-for"))
+    hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _is_trusted_proxy(hop, trusted_proxies):
+            return hop[:64]
+    return hops[0][:64] if hops else (peer or "")
+
+
+class ClientAddressMiddleware:
+    """Sets ``app.services.clients.current_address`` (a keyed hash of ``client_address``) for
+    the request, for the per-address limits of the services."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        from app.config import get_settings
+        from app.services.clients import address_key, current_address
+
+        settings = get_settings()
+        address = client_address(HTTPConnection(scope), settings.trusted_proxies)
+        token = current_address.set(address_key(address or "unknown", settings))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            current_address.reset(token)
 
 
 def request_is_https(request: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1") -> bool:

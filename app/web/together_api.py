@@ -13,7 +13,7 @@ from dataclasses import asdict
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from sqlalchemy.orm import Session
@@ -24,7 +24,7 @@ from app.engine import VARIANTS
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
 from app.services import profiles as profile_service
-from app.services.leaderboard import Board, leaderboard
+from app.services.leaderboard import MAX_PAGE, PAGE_SIZE, Board, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id
 from app.web.api import ErrorOut, GameOut, StrictBody, game_out
 from app.web.deps import PlayerId
@@ -73,6 +73,11 @@ class BoardEntryOut(BaseModel):
     suits: int
     status: str
     assisted: bool
+    reason: str | None = Field(
+        default=None,
+        description='An unverified win: "too-fast" (under RANKED_MIN_SECONDS_PER_MOVE a move) '
+        'or "after-the-day" (a daily deal won after its UTC day ended). Null otherwise.',
+    )
 
 
 class LeaderboardOut(BaseModel):
@@ -82,15 +87,29 @@ class LeaderboardOut(BaseModel):
     assisted: list[BoardEntryOut] = Field(
         description="Assisted wins (the solver was asked), unranked."
     )
+    unverified: list[BoardEntryOut] = Field(
+        description="Wins too fast to be human, or finished after the day: listed, not ranked."
+    )
     others: list[BoardEntryOut] = Field(description="Ranked attempts not won (yet).")
     rejected: int = Field(description="Claimed wins whose move log does not replay to a win.")
+    page: int = Field(description="This page of every list (?page=, from 1).")
+    pages: int = Field(description="How many pages the longest list has.")
+    total: int = Field(description="Entries in all the lists together.")
+    page_size: int = Field(description="Rows per page of each list.")
 
 
 class DailyOut(BaseModel):
     variant: str
     day: date
-    over: bool = Field(description="The UTC day has ended: the deal number is revealed.")
-    deal_number: int | None = Field(description="Null until the day is over.")
+    over: bool = Field(description="The UTC day has ended: the deal string is published.")
+    started: bool = Field(description="Someone has played this day's deal (false: not yet).")
+    deal_number: int | None = Field(
+        default=None, description="Always null: a daily deal is a random deal, never a number."
+    )
+    deal: str | None = Field(description="The deal string, published once the day is over.")
+    winnable: bool | None = Field(
+        description="The server's solver proved the deal winnable; null: not started yet."
+    )
     game_id: str | None = Field(description="Your daily game: the running one, else the latest.")
     status: str | None = Field(description="Your daily game's status; null: not played yet.")
     leaderboard: LeaderboardOut
@@ -117,7 +136,7 @@ class SideOut(BaseModel):
 
 
 class ComparisonOut(ChallengeOut):
-    sides: list[SideOut]
+    sides: list[SideOut] = Field(description="Everyone's games, paged like the leaderboard.")
     leaderboard: LeaderboardOut
 
 
@@ -175,10 +194,15 @@ def api_put_profile(body: ProfileIn, db: SessionDep, player: PlayerId) -> Profil
     return profile_out(profile)
 
 
-def _daily_out(db: Session, player: str, variant: str, day: date | None) -> DailyOut:
+PageQuery = Annotated[
+    int, Query(ge=1, le=MAX_PAGE, description=f"A page of the lists ({PAGE_SIZE} rows a page).")
+]
+
+
+def _daily_out(db: Session, player: str, variant: str, day: date | None, page: int = 1) -> DailyOut:
     services.check_variant(variant)
     info = daily_service.daily_info(db, player, variant, day)
-    board = board_out(leaderboard(db, info.race_id, player, over=info.over))
+    board = board_out(leaderboard(db, info.race_id, player, over=info.over, page=page))
     mine = {"game_id": info.my_game_id, "status": info.my_status, "leaderboard": board}
     return DailyOut.model_validate({**asdict(info), **mine})
 
@@ -186,8 +210,8 @@ def _daily_out(db: Session, player: str, variant: str, day: date | None) -> Dail
 @router.get(
     "/daily/{variant}", response_model=DailyOut, responses=_ERR, summary="Today's daily deal"
 )
-def api_daily(variant: Variant, db: SessionDep, player: PlayerId) -> DailyOut:
-    return _daily_out(db, player, variant, None)
+def api_daily(variant: Variant, db: SessionDep, player: PlayerId, page: PageQuery = 1) -> DailyOut:
+    return _daily_out(db, player, variant, None, page)
 
 
 @router.get(
@@ -206,15 +230,16 @@ async def api_daily_events(variant: Variant, player: PlayerId) -> Response:
     "/daily/{variant}/{day}",
     response_model=DailyOut,
     responses=_ERR,
-    summary="A day's daily deal and its leaderboard (the number once the day is over)",
+    summary="A day's daily deal and its leaderboard (the deal string once the day is over)",
 )
 def api_daily_day(
     variant: Variant,
     day: Annotated[str, Path(description="YYYY-MM-DD (UTC)", max_length=10)],
     db: SessionDep,
     player: PlayerId,
+    page: PageQuery = 1,
 ) -> DailyOut:
-    return _daily_out(db, player, variant, daily_service.check_day(day))
+    return _daily_out(db, player, variant, daily_service.check_day(day), page)
 
 
 @router.post(
@@ -254,10 +279,14 @@ def api_challenge_create(
     responses=_ERR,
     summary="A challenge: everyone's game side by side, and its leaderboard",
 )
-def api_challenge(request: Request, token: Token, db: SessionDep, player: PlayerId) -> Any:
+def api_challenge(
+    request: Request, token: Token, db: SessionDep, player: PlayerId, page: PageQuery = 1
+) -> Any:
     c = challenge_service.get_challenge(db, token, player)
-    board = leaderboard(db, c.race_id, player)  # (checks wins: before the sides)
-    sides = challenge_service.comparison(db, token, player)
+    board = leaderboard(db, c.race_id, player, page=page)
+    sides = challenge_service.comparison(db, token, player)[
+        (page - 1) * PAGE_SIZE : page * PAGE_SIZE
+    ]
     fields = {**_challenge_fields(request, c), "sides": sides, "leaderboard": board_out(board)}
     return ComparisonOut.model_validate(fields, from_attributes=True)
 

@@ -18,7 +18,7 @@ from app.engine import DEFAULT_VARIANT, VARIANTS, get_variant
 from app.services import NotFound, ServiceError
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
-from app.services.leaderboard import leaderboard
+from app.services.leaderboard import PAGE_SIZE, check_page, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id, race_panel
 from app.web.deps import PlayerId
 from app.web.race_streams import html_stream
@@ -60,20 +60,30 @@ async def daily_events(variant: str, player: PlayerId) -> Response:
     return html_stream(race_id, player)
 
 
+def _page_number(request: Request) -> int:
+    """The ``?page=`` of a list page (1 if missing); ``InvalidRequest`` if malformed."""
+    value = request.query_params.get("page")
+    return 1 if value is None else check_page(value[:12])
+
+
 def _daily_page(
     request: Request, db: Session, player: str, csrf_token: str, variant: str, day: date | None
 ) -> Response:
     try:
+        page_no = _page_number(request)
+    except ServiceError as exc:
+        return error_page(request, csrf_token, 422, "No such page", exc.message)
+    try:
         info = daily_service.daily_info(db, player, variant, day)
     except ServiceError as exc:
         return error_page(request, csrf_token, 404, "No daily deal", exc.message)
-    board = leaderboard(db, info.race_id, player, over=info.over)
+    board = leaderboard(db, info.race_id, player, over=info.over, page=page_no)
     ctx = base_context(request, csrf_token, "daily")
     ctx.update(
         board=board,
         info=info,
         variant_title=get_variant(variant).title,
-        panel=None if info.over else race_panel(db, info.race_id, player),
+        panel=None if info.over or not info.started else race_panel(db, info.race_id, player),
         today=daily_service.today(),
         static_css=static_url("css/together.css"),
     )
@@ -136,15 +146,19 @@ async def challenge_events(token: str, player: PlayerId) -> Response:
 def challenge_page(page: Page, token: str) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
+        page_no = _page_number(request)
+    except ServiceError as exc:
+        return error_page(request, csrf_token, 422, "No such page", exc.message)
+    try:
         challenge = challenge_service.get_challenge(db, token, player)
-        board = leaderboard(db, challenge.race_id, player)  # (checks wins: before the sides)
+        board = leaderboard(db, challenge.race_id, player, page=page_no)
         sides = challenge_service.comparison(db, token, player)
     except NotFound:
         return not_found(request, csrf_token, NO_CHALLENGE)
     ctx = base_context(request, csrf_token, "")
     ctx.update(
         challenge=challenge,
-        sides=sides,
+        sides=sides[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE],
         my_game=next((s.game_id for s in sides if s.you and s.status != "gave-up"), None),
         joined=any(s.you for s in sides),
         variant_title=get_variant(challenge.variant).title,

@@ -16,11 +16,10 @@ from fastapi import FastAPI
 from sqlalchemy import Engine, text
 
 from app.config import Settings
-from app.engine import Action, Game, deal_from_number, format_deal, parse_deal
-from app.engine.solver import winnable_deals, winning_line
+from app.engine import Action, Game, deal_from_number, parse_deal
 from app.services import daily
 from tests.support.api_client import Player, assert_error, assert_no_hidden_card, count_rows
-from tests.support.deals import WIN_DEAL, WIN_LINE
+from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
 
 pytestmark = pytest.mark.usefixtures("configured")
 
@@ -42,10 +41,6 @@ def stored_deal(engine: Engine, game_id: str) -> tuple[str, int | None]:
             text("SELECT deal, deal_number FROM games WHERE id = :id"), {"id": game_id}
         ).one()
     return str(deal), number
-
-
-def daily_number(day: date, variant: str = "scorpion") -> int:
-    return daily.daily_deal_number(variant, day, secret=daily.daily_secret())
 
 
 def play_line(p: Player, gid: str, line: list[Action]) -> dict[str, Any]:
@@ -72,26 +67,29 @@ def test_three_players_get_the_same_daily_deal_and_another_the_next_day(
     day = date(2031, 3, 14)
     on_day(day)
     players = [Player(app) for _ in range(3)]
+    before = players[0].get("/api/daily/scorpion").json()
+    assert before["started"] is False and before["deal"] is None and before["winnable"] is None
     games = []
     for p in players:
         r = p.post("/api/daily/scorpion")
         assert r.status_code == 201, r.text
         game = r.json()
-        assert game["deal_number"] is None  # not revealed while the day runs
+        assert "deal_number" not in game or game["deal_number"] is None
         games.append(game)
-    number = daily_number(day)
-    assert number in winnable_deals("scorpion")  # drawn from the catalog of winnable deals
-    expected = format_deal(deal_from_number(number))
-    assert {stored_deal(engine, g["id"]) for g in games} == {(expected, None)}
+    stored = {stored_deal(engine, g["id"]) for g in games}
+    assert len(stored) == 1
+    expected, number = stored.pop()
+    assert number is None  # a daily deal is a random deal, never a deal number
     assert games[0]["columns"] == games[1]["columns"] == games[2]["columns"]
     mirror = Game.new("scorpion", parse_deal(expected))
     for p, g in zip(players, games, strict=True):
         for path in (f"/api/games/{g['id']}", f"/games/{g['id']}", "/daily/scorpion"):
             page = p.get(path).text
-            assert not number_shown(page, number), path
+            assert expected not in page, path  # the deal string stays on the server
             assert_no_hidden_card(page, mirror)
         info = p.get("/api/daily/scorpion").json()
-        assert info["deal_number"] is None and info["over"] is False
+        assert info["deal_number"] is None and info["deal"] is None and info["over"] is False
+        assert info["started"] is True and isinstance(info["winnable"], bool)
         assert info["game_id"] == g["id"] and info["status"] == "playing"
 
     on_day(day + timedelta(days=1))
@@ -100,18 +98,24 @@ def test_three_players_get_the_same_daily_deal_and_another_the_next_day(
     deals = {stored_deal(engine, r.json()["id"])[0] for r in tomorrow}
     assert len(deals) == 1 and expected not in deals
     assert tomorrow[0].json()["columns"] != games[0]["columns"]
-    # Yesterday is over: its number is revealed, on the API and the page.
+    # Yesterday is over: its deal string is published, on the API and the page; no number.
     past = players[0].get(f"/api/daily/scorpion/{day.isoformat()}").json()
-    assert past["over"] is True and past["deal_number"] == number
+    assert past["over"] is True and past["deal"] == expected and past["deal_number"] is None
     # (starting today's deal put two of yesterday's games aside: a new game does that)
     statuses = sorted(e["status"] for e in past["leaderboard"]["others"])
     assert statuses == ["gave-up", "gave-up", "unfinished"]
     page = players[0].get(f"/daily/scorpion/{day.isoformat()}").text
-    assert f"/deal/{number}?variant=scorpion" in page
+    assert expected in page and 'id="daily-deal-string"' in page and "/deal/" not in page
     # A day that has not come yet is refused, and nothing is made for it.
     future = (day + timedelta(days=2)).isoformat()
     assert_error(players[0].get(f"/api/daily/scorpion/{future}"), 422)
     assert count_rows(engine, "races", "day = :d", d=day + timedelta(days=2)) == 0
+    # A past day nobody played is a 404 with a clear word, on the API and the page.
+    empty = (day - timedelta(days=30)).isoformat()
+    detail = assert_error(players[0].get(f"/api/daily/scorpion/{empty}"), 404)
+    assert detail == daily.NOT_PLAYED
+    r = players[0].get(f"/daily/scorpion/{empty}")
+    assert r.status_code == 404 and daily.NOT_PLAYED in r.text
 
 
 def test_one_ranked_attempt_a_day_replays_allowed(
@@ -134,42 +138,27 @@ def test_one_ranked_attempt_a_day_replays_allowed(
     assert_error(p.get("/api/daily/scorpion/29-02-2031"), 422)
 
 
-def test_the_daily_choice_needs_the_secret() -> None:
-    days = [date(2032, 1, 1) + timedelta(days=k) for k in range(40)]
-    catalog = winnable_deals("scorpion")
-    assert len(catalog) > 40
+def test_the_daily_secret_keys_the_race_ids_and_the_attempt_records() -> None:
+    from app.services.race import attempt_key
 
-    def sequence(secret: bytes) -> list[int]:
-        return [
-            daily.daily_deal_number("scorpion", d, secret=secret, catalog=catalog) for d in days
-        ]
-
-    real = sequence(daily.daily_secret())
-    assert all(n in catalog for n in real)
-    assert len(set(real)) > 20  # not stuck on a few deals
-    assert sequence(daily.daily_secret()) == real  # stable: the same for everyone, every time
-    # Other secrets give other sequences; so do the obvious guesses from the public code.
-    for guess in (b"another secret", b"", b"scorpion", Settings().secret_key.encode()):
-        assert sequence(guess) != real, guess
-    unkeyed = [catalog[hash((d.toordinal(),)) % len(catalog)] for d in days]
-    assert unkeyed != real
+    day = date(2032, 1, 1)
+    key = daily.daily_race_key("scorpion", day)
+    assert len(key) == 32 and key == daily.daily_race_key("scorpion", day)  # stable
+    assert key != daily.daily_race_key("wasp", day)
+    assert key != daily.daily_race_key("scorpion", day + timedelta(days=1))
+    assert attempt_key("player-one-xxxxxxxxxx", key) != attempt_key("player-two-xxxxxxxxxx", key)
     # DAILY_SECRET, when set, is the key; without it the key is derived from SECRET_KEY.
     explicit = Settings(daily_secret="operator-chosen-secret")
     assert daily.daily_secret(explicit) == b"operator-chosen-secret"
     derived = daily.daily_secret(Settings(secret_key="k" * 32))
     assert derived != b"k" * 32 and derived != daily.daily_secret(Settings(secret_key="j" * 32))
-    # The variant is part of the message: the variants get different deals.
-    assert [daily.daily_deal_number("wasp", d, secret=b"s", catalog=catalog) for d in days] != [
-        daily.daily_deal_number("scorpion", d, secret=b"s", catalog=catalog) for d in days
-    ]
 
 
 def test_daily_leaderboard_with_real_wins(app: FastAPI, engine: Engine, on_day: Any) -> None:
     day = date(2031, 5, 2)
     on_day(day)
-    number = daily_number(day)
-    line = winning_line("scorpion", number)
-    assert line is not None
+    set_daily_deal("scorpion", day, WIN_DEAL)
+    line = WIN_LINE
     a, b, c = Player(app), Player(app), Player(app)
     assert (
         a.http.put("/api/profile", json={"display_name": "Ada"}, headers=a.headers).status_code
@@ -349,7 +338,7 @@ def test_a_forged_result_is_not_ranked(app: FastAPI, engine: Engine) -> None:
         verdict = conn.execute(
             text("SELECT verified FROM race_entries WHERE game_id = :g"), {"g": gid}
         ).scalar_one()
-    assert verdict == "forged"
+    assert verdict is None  # reading a board never writes: the check is made on each read
     # A real win of the same deal is ranked; the forged one stays out.
     play_line(a, g["id"], WIN_LINE)
     board = b.get(f"/api/challenges/{token}").json()["leaderboard"]

@@ -88,3 +88,17 @@ HARD_DEAL = (
 
 # Deal number 2893: no useful move at the opening; after the deal, no move at all.
 NO_MOVE_DEAL = 2893
+
+
+def set_daily_deal(variant: str, day: object, deal: str, winnable: bool = True) -> None:
+    """Make ``deal`` the daily deal of ``variant`` on ``day`` (as if the day's race had taken
+    it from the private pool), so that a test can win the daily deal with a known line."""
+    from datetime import date
+
+    from app.db.session import get_sessionmaker
+    from app.services import daily
+    from app.services.common import write_tx
+
+    assert isinstance(day, date)
+    with get_sessionmaker()() as db, write_tx(db):
+        assert daily.insert_race(db, variant, day, deal, winnable), "the day already has a deal"

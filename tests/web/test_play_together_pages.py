@@ -55,8 +55,13 @@ def test_daily_page_play_resume_and_again(
     assert r.status_code == 422 and "nonsense" in r.text
     assert p.get("/daily/nonsense").status_code == 404
     assert p.get("/daily/scorpion/not-a-day").status_code == 404
-    past = p.get(f"/daily/scorpion/{date(2031, 7, 6).isoformat()}").text
-    assert 'id="daily-number"' in past and "hx-sse:connect" not in past
+    r = p.get(f"/daily/scorpion/{date(2031, 7, 6).isoformat()}")  # nobody played it
+    assert r.status_code == 404 and "No daily deal was played on that day" in r.text
+    later = datetime(2031, 7, 8, 12, tzinfo=UTC)
+    monkeypatch.setattr(daily, "clock", lambda: later)
+    past = p.get(f"/daily/scorpion/{date(2031, 7, 7).isoformat()}").text
+    assert 'id="daily-deal-string"' in past and "hx-sse:connect" not in past
+    monkeypatch.setattr(daily, "clock", lambda: noon)
 
 
 def test_challenge_button_and_page(app: FastAPI) -> None:
