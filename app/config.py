@@ -32,6 +32,9 @@ Environment variables (all optional in development):
   ``413`` before they are read, on every route (``app/web/body_limit.py``).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
+- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``: live race event streams one player
+  may hold open on one worker (default 4) and one worker holds in all (default 1000); one more
+  is refused with ``429`` and ``Retry-After`` (``app/services/race_hub.py``).
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class Settings(BaseSettings):
     daily_secret: str = ""
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    max_streams_per_player: int = Field(default=4, ge=1)
+    max_streams_per_worker: int = Field(default=1000, ge=1)
 
     @field_validator("database_url")
     @classmethod

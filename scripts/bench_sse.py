@@ -8,6 +8,8 @@ every stream's arrival time of every report is recorded. Reports:
 - memory per stream: the worker processes' resident memory (VmRSS) with the streams open,
   minus before, divided by the number of streams;
 - database connections (PostgreSQL): total and LISTEN ones, with every stream open;
+- server CPU per race action (user + system time of the worker processes while the moves are
+  made and delivered, divided by the moves);
 - delivery latency from sending a move to its report arriving on each stream (median, p95,
   p99, max) and any report that never arrived.
 
@@ -48,6 +50,19 @@ def rss_kib(pids: list[int]) -> int:
         except OSError:
             continue
     return total
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of ``pids`` so far (``/proc/<pid>/stat``), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def worker_pids(supervisor: int) -> list[int]:
@@ -126,7 +141,8 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
         bob_cookies = dict(bob.cookies.items())
 
     assert server.process is not None
-    pids = worker_pids(server.process.pid)
+    # The worker processes (one worker: uvicorn serves in its own process).
+    pids = worker_pids(server.process.pid) or [server.process.pid]
     await asyncio.sleep(0.5)
     before = rss_kib(pids)
     client = httpx2.AsyncClient(
@@ -144,6 +160,8 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
     mirror = Game.new("scorpion", deal_from_number(DEAL_NUMBER))
     latencies: list[float] = []
     missing = 0
+    cpu_before = cpu_seconds(pids)
+    made = 0
     async with httpx2.AsyncClient(base_url=server.url, timeout=timeout, cookies=ann_cookies) as ann:
         h = {"X-CSRF-Token": ann_token}
         for _ in range(moves):
@@ -158,6 +176,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
             else:
                 break
             mirror.apply(action)
+            made += 1
             k = mirror.moves
             sent = time.monotonic()
             r = await ann.post(path, json=body, headers=h)
@@ -174,6 +193,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
                     latencies.append(s.arrivals[k] - sent)
                 else:
                     missing += 1
+    cpu_per_action = (cpu_seconds(pids) - cpu_before) / max(1, made)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -192,6 +212,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
         "rss_with_streams_kib": after,
         "memory_per_stream_kib": round((after - before) / streams, 1),
         "db_connections_total_listen": conns,
+        "server_cpu_ms_per_action": round(cpu_per_action * 1000, 1),
         "reports_delivered": len(latencies),
         "reports_missing": missing,
         "latency_ms": {
@@ -224,7 +245,17 @@ def run(
             url = sqlite_database(tmp)
         migrate(url)
         log = Path(tempfile.gettempdir()) / f"bench_sse_uvicorn_{os.getpid()}.log"
-        server = LiveServer(url, workers=workers, env={"RATE_LIMITS": "off"}, log_path=log)
+        server = LiveServer(
+            url,
+            workers=workers,
+            env={
+                "RATE_LIMITS": "off",
+                # one player holds every stream here: lift the per-player and per-worker caps
+                "MAX_STREAMS_PER_PLAYER": str(streams),
+                "MAX_STREAMS_PER_WORKER": str(streams),
+            },
+            log_path=log,
+        )
         server.start()
         stack.callback(server.stop)
         return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves), timeout))
