@@ -24,6 +24,7 @@ from app.config import Settings, get_settings
 from app.services.analysis import shutdown_pool
 from app.services.race_hub import hub
 from app.web import (
+    access_log,
     analysis_pages,
     api,
     api_analysis,
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(app)
+    access_log.install()  # no challenge link token in uvicorn's access log
     app.add_middleware(IdentityMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
     app.add_middleware(SecurityHeadersMiddleware)
