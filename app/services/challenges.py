@@ -23,6 +23,7 @@ from .common import lock_player, read_tx, write_tx
 from .errors import NotFound
 from .profiles import default_name
 from .race import Progress, entry_status, new_race_id, play_race, publish, shown_name
+from .ratelimit import consume as count_request
 from .types import GameState
 
 TOKEN_BYTES = 16
@@ -62,7 +63,8 @@ def check_token(token: object) -> str:
 
 def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
     """A challenge on the deal of the player's game ``game_id`` (the same one again if the
-    player already made one for this game)."""
+    player already made one for this game). Counts as an action for the rate limit."""
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not isinstance(game_id, str) or not lock_player(db, player_id):
             raise NotFound()

@@ -31,6 +31,7 @@ from .common import (
     read_tx,
     write_tx,
 )
+from .ratelimit import consume as count_request
 from .types import (
     DayCount,
     PlayerPreferences,
@@ -64,6 +65,7 @@ def update_settings(
     id until superseded, then are deleted); turning it back on saves the current unfinished
     game of each variant again.
     """
+    count_request(db, player_id, "actions")
     with write_tx(db):
         row = ensure_player(db, player_id)
         if save_games is not None and save_games != row.save_games:
@@ -183,6 +185,7 @@ def delete_games(db: Session, player_id: str) -> int:
 
     Results (statistics and won games) stay.
     """
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not lock_player(db, player_id):
             return 0
@@ -196,6 +199,7 @@ def delete_results(db: Session, player_id: str) -> None:
     """Delete every result of the player: statistics, result history, finished games
     (won or abandoned) and leaderboard entries. Unfinished current games stay, no longer
     counted and out of their races."""
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not lock_player(db, player_id):
             return
@@ -225,7 +229,10 @@ def delete_player(db: Session, player_id: str) -> None:
       entries: their links lead nowhere any more (the other players' games stay theirs);
     - the live race reports (``race_events``) of the player's entries, which carry their name;
     - the player row and, by ON DELETE CASCADE, everything else of theirs.
+
+    Counts as an action for the rate limit, like every writing request.
     """
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if is_postgres(db):
             lock_player_id(db, player_id)  # serialises with a concurrent first write
