@@ -2,7 +2,8 @@
 
 Starts ``uvicorn app.main:app --workers 2`` on a fresh database (PostgreSQL if reachable,
 else SQLite; ``--sqlite`` forces it), makes a challenge, opens ``--streams`` event streams on
-it (``GET /api/challenges/<token>/events``), then the challenger makes ``--moves`` moves and
+it (``GET /api/challenges/<token>/events``, or with ``--html`` the pages' stream
+``/challenge/<token>/events``), then the challenger makes ``--moves`` moves and
 every stream's arrival time of every report is recorded. Reports:
 
 - memory per stream: the worker processes' resident memory (VmRSS) with the streams open,
@@ -93,7 +94,9 @@ def pg_connections(url: str) -> tuple[int, int]:
 
 
 class Stream:
-    def __init__(self) -> None:
+    def __init__(self, html: bool = False) -> None:
+        self.html = html
+        self.events = 0  # the pages' stream: lists received after the first
         self.ready = asyncio.Event()
         self.arrivals: dict[int, float] = {}  # moves -> arrival time of that report
         self.changed = asyncio.Event()
@@ -108,6 +111,13 @@ class Stream:
                     event = line[6:].strip()
                 elif line.startswith("data:"):
                     data = line[5:].strip()
+                elif not line and data and self.html:
+                    if self.ready.is_set():
+                        self.events += 1
+                        self.arrivals.setdefault(self.events, time.monotonic())
+                        self.changed.set()
+                    self.ready.set()
+                    data = ""
                 elif not line and data:
                     if event == "standings":
                         self.ready.set()
@@ -119,7 +129,9 @@ class Stream:
                     event, data = "", ""
 
 
-async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[str, object]:
+async def bench(
+    url: str, server: LiveServer, streams: int, moves: int, html: bool = False
+) -> dict[str, object]:
     limits = httpx2.Limits(max_connections=streams + 20, max_keepalive_connections=streams + 20)
     timeout = httpx2.Timeout(30, read=300)
     async with httpx2.AsyncClient(base_url=server.url, timeout=timeout) as boot:
@@ -148,8 +160,9 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
     client = httpx2.AsyncClient(
         base_url=server.url, timeout=timeout, limits=limits, cookies=bob_cookies
     )
-    subs = [Stream() for _ in range(streams)]
-    tasks = [asyncio.create_task(s.run(client, f"/api/challenges/{token}/events")) for s in subs]
+    subs = [Stream(html) for _ in range(streams)]
+    path = f"/challenge/{token}/events" if html else f"/api/challenges/{token}/events"
+    tasks = [asyncio.create_task(s.run(client, path)) for s in subs]
     opened = time.monotonic()
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in subs)), 120)
     open_seconds = time.monotonic() - opened
@@ -177,7 +190,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
                 break
             mirror.apply(action)
             made += 1
-            k = mirror.moves
+            k = made if html else mirror.moves
             sent = time.monotonic()
             r = await ann.post(path, json=body, headers=h)
             assert r.status_code == 200, r.text
@@ -205,6 +218,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
 
     return {
         "backend": make_url(url).get_backend_name(),
+        "stream": "pages (HTML)" if html else "API (JSON)",
         "server_child_processes": len(pids),
         "streams": streams,
         "seconds_to_open_all": round(open_seconds, 2),
@@ -231,6 +245,7 @@ def run(
     workers: int = 2,
     sqlite: bool = False,
     timeout: float = 240,
+    html: bool = False,
 ) -> dict[str, object]:
     """One bounded run (fresh database and server, dropped and stopped afterwards)."""
     with ExitStack() as stack:
@@ -258,7 +273,7 @@ def run(
         )
         server.start()
         stack.callback(server.stop)
-        return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves), timeout))
+        return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves, html), timeout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sqlite", action="store_true", help="SQLite (polling) even if PG is up")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--html", action="store_true", help="the pages' (HTML) streams")
     args = ap.parse_args(argv)
     result = run(
         streams=args.streams,
@@ -275,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         sqlite=args.sqlite,
         timeout=args.timeout,
+        html=args.html,
     )
     print(json.dumps(result, indent=2))
     return 0 if result["reports_missing"] == 0 else 1

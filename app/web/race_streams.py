@@ -157,11 +157,15 @@ async def _race_events(
         deadline = loop.time() + STREAM_SECONDS
         last_sent = loop.time()
         while loop.time() < deadline:
-            try:
-                item = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_SECONDS)
-            except TimeoutError:
-                yield ": keep-alive\n\n"
-                continue
+            if sub.queue.empty():
+                try:  # asyncio.timeout: no extra task per wait (wait_for makes one)
+                    async with asyncio.timeout(KEEPALIVE_SECONDS):
+                        item = await sub.queue.get()
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+            else:
+                item = sub.queue.get_nowait()
             wait = last_sent + min_interval - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
