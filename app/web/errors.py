@@ -224,6 +224,10 @@ RATE_LIMITED_TEXT = (
     "Too many requests of this player (new games or actions) in the current window: "
     "nothing changed. See Retry-After."
 )
+DELETED_TEXT = (
+    "This player id was deleted for good (DELETE /api/player): nothing is saved for it any "
+    "more, nothing changed, and the cookie is cleared (the next request is a new player)."
+)
 UNAVAILABLE_TEXT = "The database cannot be reached just now: nothing changed. See Retry-After."
 
 
@@ -241,8 +245,9 @@ def _fault_response(description: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def document_fault_responses(app: FastAPI) -> None:
-    """Add 503 (every API operation) and 429 (every POST, and hints) to ``/openapi.json``,
-    so the published schema lists every status the API can answer. The body is the API's
+    """Add 503 (every API operation), 429 (every writing operation, hints and event streams)
+    and 410 (every writing operation: a deleted player) to ``/openapi.json``, so the published
+    schema lists every status the API can answer. The body is the API's
     error model (``ErrorOut``: ``{"detail": ...}``) when the schema has one."""
     build = app.openapi
 
@@ -260,8 +265,17 @@ def document_fault_responses(app: FastAPI) -> None:
                     continue
                 responses = operation["responses"]
                 responses.setdefault("503", _fault_response(UNAVAILABLE_TEXT, body))
-                if method == "post" or path.endswith("/hints"):
+                writes = method in ("post", "put", "patch", "delete")
+                if writes or path.endswith(("/hints", "/events")):
                     responses.setdefault("429", _fault_response(RATE_LIMITED_TEXT, body))
+                if writes:
+                    responses.setdefault(
+                        "410",
+                        {
+                            "description": DELETED_TEXT,
+                            "content": {"application/json": {"schema": body}},
+                        },
+                    )
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
