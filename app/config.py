@@ -51,6 +51,9 @@ Environment variables (all optional in development):
   ``LOG_LEVEL``: ``info`` (default), ``debug``, ``warning`` or ``error``.
 - ``PROMETHEUS_MULTIPROC_DIR`` (read by ``app/observability.py``, not here): where the workers
   of one server add up their metrics; see that module.
+- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``: live race event streams one player
+  may hold open on one worker (default 4) and one worker holds in all (default 1000); one more
+  is refused with ``429`` and ``Retry-After`` (``app/services/race_hub.py``).
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class Settings(BaseSettings):
     metrics_allow: str = "127.0.0.1/8,::1"
     log_format: Literal["plain", "json"] = "plain"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    max_streams_per_player: int = Field(default=4, ge=1)
+    max_streams_per_worker: int = Field(default=1000, ge=1)
 
     @field_validator("database_url")
     @classmethod

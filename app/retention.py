@@ -23,6 +23,7 @@ from app.services.retention import (
     RemovedGame,
     cutoff_for,
     find_stale_games,
+    purge_empty_players,
     purge_stale_games,
 )
 
@@ -66,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cutoff = cutoff_for(args.days)
     db = get_sessionmaker()()
+    emptied = 0
     try:
         if args.dry_run:
             games = find_stale_games(db, args.days)
@@ -73,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             verb = "would remove"
         else:
             games = purge_stale_games(db, args.days, batch_size=args.batch_size)
+            emptied = purge_empty_players(db, args.days, batch_size=args.batch_size)
             verb = "removed"
     except SQLAlchemyError as exc:
         print(
@@ -91,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"retention: {verb} {len(games)} unfinished game(s) of {players} player(s) "
         f"unseen for {args.days} days (since {cutoff:%Y-%m-%d %H:%M} UTC)"
     )
+    if not args.dry_run:
+        print(f"retention: removed {emptied} player(s) with no data left")
     return 0
 
 

@@ -2,12 +2,15 @@
 
 Starts ``uvicorn app.main:app --workers 2`` on a fresh database (PostgreSQL if reachable,
 else SQLite; ``--sqlite`` forces it), makes a challenge, opens ``--streams`` event streams on
-it (``GET /api/challenges/<token>/events``), then the challenger makes ``--moves`` moves and
+it (``GET /api/challenges/<token>/events``, or with ``--html`` the pages' stream
+``/challenge/<token>/events``), then the challenger makes ``--moves`` moves and
 every stream's arrival time of every report is recorded. Reports:
 
 - memory per stream: the worker processes' resident memory (VmRSS) with the streams open,
   minus before, divided by the number of streams;
 - database connections (PostgreSQL): total and LISTEN ones, with every stream open;
+- server CPU per race action (user + system time of the worker processes while the moves are
+  made and delivered, divided by the moves);
 - delivery latency from sending a move to its report arriving on each stream (median, p95,
   p99, max) and any report that never arrived.
 
@@ -50,6 +53,19 @@ def rss_kib(pids: list[int]) -> int:
     return total
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of ``pids`` so far (``/proc/<pid>/stat``), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def worker_pids(supervisor: int) -> list[int]:
     out = []
     for name in os.listdir("/proc"):
@@ -78,7 +94,9 @@ def pg_connections(url: str) -> tuple[int, int]:
 
 
 class Stream:
-    def __init__(self) -> None:
+    def __init__(self, html: bool = False) -> None:
+        self.html = html
+        self.events = 0  # the pages' stream: lists received after the first
         self.ready = asyncio.Event()
         self.arrivals: dict[int, float] = {}  # moves -> arrival time of that report
         self.changed = asyncio.Event()
@@ -93,6 +111,13 @@ class Stream:
                     event = line[6:].strip()
                 elif line.startswith("data:"):
                     data = line[5:].strip()
+                elif not line and data and self.html:
+                    if self.ready.is_set():
+                        self.events += 1
+                        self.arrivals.setdefault(self.events, time.monotonic())
+                        self.changed.set()
+                    self.ready.set()
+                    data = ""
                 elif not line and data:
                     if event == "standings":
                         self.ready.set()
@@ -104,7 +129,9 @@ class Stream:
                     event, data = "", ""
 
 
-async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[str, object]:
+async def bench(
+    url: str, server: LiveServer, streams: int, moves: int, html: bool = False
+) -> dict[str, object]:
     limits = httpx2.Limits(max_connections=streams + 20, max_keepalive_connections=streams + 20)
     timeout = httpx2.Timeout(30, read=300)
     async with httpx2.AsyncClient(base_url=server.url, timeout=timeout) as boot:
@@ -126,14 +153,16 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
         bob_cookies = dict(bob.cookies.items())
 
     assert server.process is not None
-    pids = worker_pids(server.process.pid)
+    # The worker processes (one worker: uvicorn serves in its own process).
+    pids = worker_pids(server.process.pid) or [server.process.pid]
     await asyncio.sleep(0.5)
     before = rss_kib(pids)
     client = httpx2.AsyncClient(
         base_url=server.url, timeout=timeout, limits=limits, cookies=bob_cookies
     )
-    subs = [Stream() for _ in range(streams)]
-    tasks = [asyncio.create_task(s.run(client, f"/api/challenges/{token}/events")) for s in subs]
+    subs = [Stream(html) for _ in range(streams)]
+    path = f"/challenge/{token}/events" if html else f"/api/challenges/{token}/events"
+    tasks = [asyncio.create_task(s.run(client, path)) for s in subs]
     opened = time.monotonic()
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in subs)), 120)
     open_seconds = time.monotonic() - opened
@@ -144,6 +173,8 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
     mirror = Game.new("scorpion", deal_from_number(DEAL_NUMBER))
     latencies: list[float] = []
     missing = 0
+    cpu_before = cpu_seconds(pids)
+    made = 0
     async with httpx2.AsyncClient(base_url=server.url, timeout=timeout, cookies=ann_cookies) as ann:
         h = {"X-CSRF-Token": ann_token}
         for _ in range(moves):
@@ -158,7 +189,8 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
             else:
                 break
             mirror.apply(action)
-            k = mirror.moves
+            made += 1
+            k = made if html else mirror.moves
             sent = time.monotonic()
             r = await ann.post(path, json=body, headers=h)
             assert r.status_code == 200, r.text
@@ -174,6 +206,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
                     latencies.append(s.arrivals[k] - sent)
                 else:
                     missing += 1
+    cpu_per_action = (cpu_seconds(pids) - cpu_before) / max(1, made)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -185,6 +218,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
 
     return {
         "backend": make_url(url).get_backend_name(),
+        "stream": "pages (HTML)" if html else "API (JSON)",
         "server_child_processes": len(pids),
         "streams": streams,
         "seconds_to_open_all": round(open_seconds, 2),
@@ -192,6 +226,7 @@ async def bench(url: str, server: LiveServer, streams: int, moves: int) -> dict[
         "rss_with_streams_kib": after,
         "memory_per_stream_kib": round((after - before) / streams, 1),
         "db_connections_total_listen": conns,
+        "server_cpu_ms_per_action": round(cpu_per_action * 1000, 1),
         "reports_delivered": len(latencies),
         "reports_missing": missing,
         "latency_ms": {
@@ -210,6 +245,7 @@ def run(
     workers: int = 2,
     sqlite: bool = False,
     timeout: float = 240,
+    html: bool = False,
 ) -> dict[str, object]:
     """One bounded run (fresh database and server, dropped and stopped afterwards)."""
     with ExitStack() as stack:
@@ -224,10 +260,20 @@ def run(
             url = sqlite_database(tmp)
         migrate(url)
         log = Path(tempfile.gettempdir()) / f"bench_sse_uvicorn_{os.getpid()}.log"
-        server = LiveServer(url, workers=workers, env={"RATE_LIMITS": "off"}, log_path=log)
+        server = LiveServer(
+            url,
+            workers=workers,
+            env={
+                "RATE_LIMITS": "off",
+                # one player holds every stream here: lift the per-player and per-worker caps
+                "MAX_STREAMS_PER_PLAYER": str(streams),
+                "MAX_STREAMS_PER_WORKER": str(streams),
+            },
+            log_path=log,
+        )
         server.start()
         stack.callback(server.stop)
-        return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves), timeout))
+        return asyncio.run(asyncio.wait_for(bench(url, server, streams, moves, html), timeout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sqlite", action="store_true", help="SQLite (polling) even if PG is up")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--html", action="store_true", help="the pages' (HTML) streams")
     args = ap.parse_args(argv)
     result = run(
         streams=args.streams,
@@ -244,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         sqlite=args.sqlite,
         timeout=args.timeout,
+        html=args.html,
     )
     print(json.dumps(result, indent=2))
     return 0 if result["reports_missing"] == 0 else 1

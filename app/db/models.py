@@ -79,6 +79,16 @@ class Player(Base):
     )
 
 
+class DeletedPlayer(Base):
+    """A tombstone: the keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of a player id whose
+    owner chose "Delete everything". The id itself is not kept; it can never come back."""
+
+    __tablename__ = "deleted_players"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class PlayerSettings(Base):
     __tablename__ = "player_settings"
 

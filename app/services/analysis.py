@@ -4,15 +4,25 @@ The web server never runs the solver in a request worker. Each web worker proces
 pool of solver processes (``concurrent.futures.ProcessPoolExecutor``, ``ANALYSIS_WORKERS``
 processes, created on the first question, re-created if one dies). A question:
 
-1. ``prepare`` (sync, one DB transaction, run in the thread pool): the rate limit of actions,
-   the ownership check (another player's game: ``NotFound``), the optional ``version``
-   (``VersionConflict``), a won game (``ActionRefused``: "This game is won and finished"), then
-   marks the game *assisted* (asking counts as help, whatever the answer). Nothing else changes.
+0. One question in flight per player (per worker process): a second one while the first is
+   being answered is refused at once with ``QuestionInFlight`` (429, ``Retry-After``), before
+   anything is counted or read.
+1. ``prepare`` (sync, one read-only check after the rate-limit count, run in the thread pool):
+   the rate limit of actions, the ownership check (another player's game: ``NotFound``), the
+   optional ``version`` (``VersionConflict``), a won game (``ActionRefused``: "This game is won
+   and finished"). Nothing changes.
 2. ``ask_solver`` (async): sends the stored snapshot (the full position, hidden cards included,
    which never leaves the server) to the pool with a deadline ``ANALYSIS_BUDGET_SECONDS`` away
    and awaits the future without blocking the event loop or a thread, for at most the budget
-   plus ``GRACE_SECONDS``. Past that, or if the pool is busy or broken, the verdict is
-   ``"unknown"`` ("could not tell in time"); a question still queued is cancelled.
+   plus ``GRACE_SECONDS``. When the pool already holds ``QUEUE_PER_WORKER`` questions per
+   solver process, the question is refused with ``SolverBusy`` (503, ``Retry-After``) instead
+   of being answered "unknown". Questions wait in the pool's first-in-first-out queue; with
+   one question per player, that queue serves the players in turn (round robin): no player
+   can hold more than one place in it. Past the deadline, or if the pool is broken, the
+   verdict is ``"unknown"`` ("could not tell in time"); a question still queued is cancelled.
+3. ``mark_assisted`` (sync, a second short transaction, only after the solver answered "win"
+   or "loss"): marks the game *assisted*. A question refused, failed or answered "unknown"
+   told the player nothing, so it leaves the game as it was.
 
 The answer holds the verdict and, only when asked for, the first action of a *verified*
 winning line (the solver replays every winning line through the engine before believing it).
@@ -32,7 +42,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -41,9 +51,10 @@ from app.config import get_settings
 from app.db.models import GameRow
 from app.engine import Action, Move
 
-from .common import write_tx
+from .common import read_tx, write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
 from .game_core import game_state
+from .ratelimit import RateLimited
 from .ratelimit import consume as count_request
 from .types import GameState
 
@@ -60,6 +71,36 @@ GRACE_SECONDS = 1.5
 QUEUE_PER_WORKER = 4
 
 WON_MESSAGE = "This game is won and finished: there is nothing left to analyse."
+BUSY_RETRY_AFTER_SECONDS = 5
+IN_FLIGHT_RETRY_AFTER_SECONDS = 3
+
+
+class SolverBusy(Exception):
+    """Every place in this worker's solver queue is taken (HTTP 503 with ``Retry-After``)."""
+
+    def __init__(self) -> None:
+        self.retry_after = BUSY_RETRY_AFTER_SECONDS
+        self.message = (
+            "The solver is busy with other players' questions just now: nothing was asked "
+            f"and your game is unchanged. Please try again in {self.retry_after} seconds."
+        )
+        super().__init__(self.message)
+
+
+class QuestionInFlight(RateLimited):
+    """The player already has a question with the solver (HTTP 429 with ``Retry-After``)."""
+
+    def __init__(self) -> None:
+        message = (
+            "The solver is still working on your previous question: one question at a time. "
+            "Nothing was asked and your game is unchanged."
+        )
+        Exception.__init__(self, message)
+        self.message = message
+        self.scope = "actions"
+        self.limit = 1
+        self.window_seconds = IN_FLIGHT_RETRY_AFTER_SECONDS
+        self.retry_after = IN_FLIGHT_RETRY_AFTER_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +113,7 @@ class SolverAnswer:
 @dataclass(frozen=True, slots=True)
 class AnalysisResult:
     """The answer to one question about a game. ``hint`` is set only when it was asked for
-    and the verdict is ``"win"``; ``state`` is the game as analysed (now marked assisted)."""
+    and the verdict is ``"win"``; ``state`` is the game as analysed."""
 
     verdict: Verdict
     seconds: float
@@ -91,6 +132,7 @@ _pool: ProcessPoolExecutor | None = None
 _pool_pid: int | None = None
 _pool_size = 0
 _in_flight = 0
+_players_asking: set[str] = set()  # players with a question in flight in this process
 
 
 def _get_pool() -> tuple[ProcessPoolExecutor, int]:
@@ -143,7 +185,8 @@ def _as_hint(action: Action | None) -> SolverHint | None:
 
 @observability.observe_solver
 async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> SolverAnswer:
-    """The solver's verdict on the game ``snapshot``, within the budget (see module notes)."""
+    """The solver's verdict on the game ``snapshot``, within the budget (see module notes).
+    Raises ``SolverBusy`` when the pool's queue is full."""
     global _in_flight
     budget = get_settings().analysis_budget_seconds if budget_seconds is None else budget_seconds
     budget = max(0.0, min(budget, 10.0))
@@ -152,7 +195,7 @@ async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> Solv
     with _lock:
         if _in_flight >= size * QUEUE_PER_WORKER:
             log.warning("solver pool busy: %d questions in flight", _in_flight)
-            return _unknown(started)
+            raise SolverBusy()
         _in_flight += 1
     future: Future[solver_worker.WorkerAnswer] | None = None
     try:
@@ -201,15 +244,13 @@ class _Question:
 def prepare(
     db: Session, player_id: str, game_id: str, expected_version: int | None = None
 ) -> _Question:
-    """Check the request like a game action and mark the game assisted (one transaction)."""
+    """Check the request like a game action (nothing changes but the rate-limit count)."""
     count_request(db, player_id, "actions")
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    with write_tx(db):
+    with read_tx(db):
         row = db.execute(
-            select(GameRow)
-            .where(GameRow.id == game_id, GameRow.player_id == player_id)
-            .with_for_update()
+            select(GameRow).where(GameRow.id == game_id, GameRow.player_id == player_id)
         ).scalar_one_or_none()
         if row is None:
             raise NotFound()
@@ -217,9 +258,34 @@ def prepare(
             raise VersionConflict(row.version, expected_version)
         if row.status == "won":
             raise ActionRefused(WON_MESSAGE, "finished")
-        row.assisted = True
-        question = _Question(snapshot=row.snapshot, state=game_state(row))
-        return question
+        return _Question(snapshot=row.snapshot, state=game_state(row))
+
+
+def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
+    """Mark the game assisted: the solver answered a question about it (one transaction).
+    A game deleted meanwhile is simply left alone."""
+    with write_tx(db):
+        db.execute(
+            update(GameRow)
+            .where(
+                GameRow.id == game_id,
+                GameRow.player_id == player_id,
+                GameRow.assisted.is_(False),
+            )
+            .values(assisted=True)
+        )
+
+
+def _start_question(player_id: str) -> None:
+    with _lock:
+        if player_id in _players_asking:
+            raise QuestionInFlight()
+        _players_asking.add(player_id)
+
+
+def _end_question(player_id: str) -> None:
+    with _lock:
+        _players_asking.discard(player_id)
 
 
 async def analyse_game(
@@ -234,11 +300,19 @@ async def analyse_game(
     """Is the player's game still winnable? With ``hint``, also a move that keeps it winnable.
 
     Raises ``NotFound`` (404), ``VersionConflict`` (409), ``ActionRefused`` for a won game (422)
-    and ``RateLimited`` (429) like the other game actions; never waits longer than the budget
-    plus ``GRACE_SECONDS`` for the solver.
+    and ``RateLimited`` (429) like the other game actions, ``QuestionInFlight`` (429) while the
+    player's previous question is being answered and ``SolverBusy`` (503) when the solver's
+    queue is full; never waits longer than the budget plus ``GRACE_SECONDS`` for the solver.
+    The game is marked assisted only once the solver answered "win" or "loss".
     """
-    question = await run_in_threadpool(prepare, db, player_id, game_id, expected_version)
-    answer = await ask_solver(question.snapshot, budget_seconds)
+    _start_question(player_id)
+    try:
+        question = await run_in_threadpool(prepare, db, player_id, game_id, expected_version)
+        answer = await ask_solver(question.snapshot, budget_seconds)
+        if answer.verdict != "unknown":
+            await run_in_threadpool(mark_assisted, db, player_id, game_id)
+    finally:
+        _end_question(player_id)
     return AnalysisResult(
         verdict=answer.verdict,
         seconds=round(answer.seconds, 3),

@@ -31,6 +31,7 @@ from .race import (
     publish,
     shown_name,
 )
+from .ratelimit import consume as count_request
 from .types import GameState
 
 TOKEN_BYTES = 16
@@ -70,7 +71,8 @@ def check_token(token: object) -> str:
 
 def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
     """A challenge on the deal of the player's game ``game_id`` (the same one again if the
-    player already made one for this game)."""
+    player already made one for this game). Counts as an action for the rate limit."""
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not isinstance(game_id, str) or not lock_player(db, player_id):
             raise NotFound()

@@ -10,18 +10,23 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.db.models import Player, PlayerSettings, StatEvent, VariantStats, utcnow
+from app.config import Settings, get_settings
+from app.db.models import DeletedPlayer, Player, PlayerSettings, StatEvent, VariantStats, utcnow
 from app.db.session import begin_write
+
+from .errors import PlayerDeleted
 
 
 def new_player_id() -> str:
@@ -65,24 +70,76 @@ def insert_ignore(db: Session, model: type[object], **values: Any) -> None:
     db.execute(insert(model).values(**values).on_conflict_do_nothing())
 
 
+def tombstone_key(player_id: str) -> str:
+    """The keyed hash kept of a deleted player id (HMAC-SHA256 with ``SECRET_KEY``)."""
+    key = get_settings().secret_key.encode()
+    return hmac.new(key, b"deleted-player:" + player_id.encode(), hashlib.sha256).hexdigest()
+
+
+def is_tombstoned(db: Session, player_id: str) -> bool:
+    """Whether ``player_id`` was deleted for good (one primary-key lookup)."""
+    found = db.execute(
+        select(DeletedPlayer.id_hash).where(DeletedPlayer.id_hash == tombstone_key(player_id))
+    ).scalar_one_or_none()
+    return found is not None
+
+
+def add_tombstone(db: Session, player_id: str) -> None:
+    """Refuse ``player_id`` for good (inside the deleting transaction)."""
+    insert_ignore(db, DeletedPlayer, id_hash=tombstone_key(player_id), deleted_at=utcnow())
+
+
+def create_player_row(db: Session, player_id: str, *, settings: Settings | None = None) -> bool:
+    """Make sure the player row exists and lock it (False: it could not be made).
+
+    Raises ``PlayerDeleted`` for a deleted (tombstoned) id, and ``RateLimited`` when this
+    client address made too many new players this minute (``app/services/clients.py``).
+    The tombstone is looked up only when the row is missing, i.e. when it would be created;
+    on PostgreSQL that path takes a transaction-level advisory lock on the id, which
+    ``delete_player`` takes too, so a creation and a deletion of one id never interleave.
+    Call inside a write transaction.
+    """
+    for _ in range(2):  # a second try if the row vanished (retention) between the steps
+        if lock_player(db, player_id):
+            return True
+        if is_postgres(db):
+            lock_player_id(db, player_id)
+        if is_tombstoned(db, player_id):
+            raise PlayerDeleted()
+        from .clients import count_new_player  # (clients builds on ratelimit, which uses this)
+
+        count_new_player(db, settings=settings)  # per client address: 429 past the limit
+        insert_ignore(db, Player, id=player_id, created_at=utcnow())
+        if lock_player(db, player_id):
+            return True
+    return False
+
+
+def lock_player_id(db: Session, player_id: str) -> None:
+    """PostgreSQL: an advisory lock on the id until the transaction ends (create vs delete)."""
+    db.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:id, 0))"), {"id": player_id})
+
+
 def ensure_player(db: Session, player_id: str) -> PlayerSettings:
     """Create the player (and its settings) if missing, lock its row, return its settings.
 
     Call inside a write transaction. The row lock serialises one player's writes on
-    PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises all writers).
+    PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises all writers). A deleted player
+    id is refused with ``PlayerDeleted``, also when the deletion commits while this waits.
     """
-    now = utcnow()
-    if db.get(Player, player_id) is None:
-        from .clients import count_new_player
-
-        count_new_player(db)  # a new player: counted per client address (may refuse: 429)
-    insert_ignore(db, Player, id=player_id, created_at=now)
+    if not create_player_row(db, player_id):
+        raise PlayerDeleted()
     insert_ignore(
-        db, PlayerSettings, player_id=player_id, save_games=True, record_stats=True, updated_at=now
+        db,
+        PlayerSettings,
+        player_id=player_id,
+        save_games=True,
+        record_stats=True,
+        updated_at=utcnow(),
     )
-    lock_player(db, player_id)
     settings = db.get(PlayerSettings, player_id)
-    assert settings is not None
+    if settings is None:  # deleted between the lock and now: cannot happen while locked
+        raise PlayerDeleted()
     return settings
 
 

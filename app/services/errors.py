@@ -50,3 +50,17 @@ class ActionRefused(ServiceError):
     def __init__(self, message: str, code: str = "refused") -> None:
         super().__init__(message)
         self.code = code
+
+
+class PlayerDeleted(Exception):
+    """The requesting player id was deleted for good ("Delete everything"): it is never
+    re-created. The web layer answers ``410`` with this message and clears the cookie, so the
+    browser's next request starts as a new player. Not a ``ServiceError``: no page catches
+    it as an ordinary refusal."""
+
+    def __init__(self) -> None:
+        self.message = (
+            'This browser\'s player data was deleted ("Delete everything"), so nothing can be '
+            "saved for it any more. Reload the page to start afresh as a new player."
+        )
+        super().__init__(self.message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from datetime import date, timedelta
 
@@ -12,14 +13,25 @@ from app.db.models import (
     GameRow,
     Player,
     PlayerSettings,
+    Race,
     RaceEntry,
+    RaceEvent,
     StatEvent,
     VariantStats,
     utcnow,
 )
 from app.engine import VARIANTS
 
-from .common import ensure_player, lock_player, read_tx, write_tx
+from .common import (
+    add_tombstone,
+    ensure_player,
+    is_postgres,
+    lock_player,
+    lock_player_id,
+    read_tx,
+    write_tx,
+)
+from .ratelimit import consume as count_request
 from .types import (
     DayCount,
     PlayerPreferences,
@@ -53,6 +65,7 @@ def update_settings(
     id until superseded, then are deleted); turning it back on saves the current unfinished
     game of each variant again.
     """
+    count_request(db, player_id, "actions")
     with write_tx(db):
         row = ensure_player(db, player_id)
         if save_games is not None and save_games != row.save_games:
@@ -173,6 +186,7 @@ def delete_games(db: Session, player_id: str) -> int:
 
     Results (statistics and won games) stay.
     """
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not lock_player(db, player_id):
             return 0
@@ -186,6 +200,7 @@ def delete_results(db: Session, player_id: str) -> None:
     """Delete every result of the player: statistics, result history, finished games
     (won or abandoned) and leaderboard entries. Unfinished current games stay, no longer
     counted and out of their races."""
+    count_request(db, player_id, "actions")
     with write_tx(db):
         if not lock_player(db, player_id):
             return
@@ -207,9 +222,63 @@ def delete_results(db: Session, player_id: str) -> None:
 
 
 def delete_player(db: Session, player_id: str) -> None:
-    """Delete the player row and, by ON DELETE CASCADE, everything of theirs."""
+    """Delete everything of the player, for good, in one transaction:
+
+    - a tombstone (the id's keyed hash, ``deleted_players``), so the id is never re-created:
+      requests still in flight or other tabs holding the cookie get ``PlayerDeleted``;
+    - the challenges the player made (the races whose first entry is theirs), with everyone's
+      entries: their links lead nowhere any more (the other players' games stay theirs);
+    - the live race reports (``race_events``) of the player's entries, which carry their name;
+    - the player row and, by ON DELETE CASCADE, everything else of theirs.
+
+    Counts as an action for the rate limit, like every writing request.
+    """
+    count_request(db, player_id, "actions")
     with write_tx(db):
+        if is_postgres(db):
+            lock_player_id(db, player_id)  # serialises with a concurrent first write
+        add_tombstone(db, player_id)
+        lock_player(db, player_id)  # waits for the player's action in flight, if any
+        _forget_races(db, player_id)
         db.execute(delete(Player).where(Player.id == player_id))
+
+
+def _forget_races(db: Session, player_id: str) -> None:
+    entries = db.execute(
+        select(RaceEntry.id, RaceEntry.race_id).where(RaceEntry.player_id == player_id)
+    ).all()
+    if not entries:
+        return
+    entry_ids = {int(e) for e, _ in entries}
+    race_ids = {str(r) for _, r in entries}
+    for event_id, payload in db.execute(
+        select(RaceEvent.id, RaceEvent.payload).where(RaceEvent.race_id.in_(race_ids))
+    ).all():
+        try:
+            entry = json.loads(payload).get("entry")
+        except (ValueError, AttributeError):
+            entry = None
+        if entry in entry_ids:
+            db.execute(delete(RaceEvent).where(RaceEvent.id == event_id))
+    first_entries = (
+        select(RaceEntry.race_id, func.min(RaceEntry.id).label("first"))
+        .where(RaceEntry.race_id.in_(race_ids))
+        .group_by(RaceEntry.race_id)
+        .subquery()
+    )
+    made = (
+        db.execute(
+            select(Race.id)
+            .join(first_entries, first_entries.c.race_id == Race.id)
+            .where(Race.kind == "challenge", first_entries.c.first.in_(entry_ids))
+        )
+        .scalars()
+        .all()
+    )
+    if made:
+        db.execute(update(GameRow).where(GameRow.race_id.in_(made)).values(race_id=None))
+        db.execute(delete(RaceEvent).where(RaceEvent.race_id.in_(made)))
+        db.execute(delete(Race).where(Race.id.in_(made)))
 
 
 __all__ = [

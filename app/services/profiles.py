@@ -20,6 +20,7 @@ from app.db.models import PlayerProfile, utcnow
 
 from .common import ensure_player, read_tx, write_tx
 from .errors import InvalidRequest
+from .ratelimit import consume as count_request
 
 NAME_MAX = 24
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.'-]*")
@@ -89,6 +90,7 @@ def update_profile(
 
     An argument left out keeps its value. A bad name changes nothing (``InvalidRequest``).
     """
+    count_request(db, player_id, "actions")
     name = check_display_name(display_name) if display_name is not ... else ...
     with write_tx(db):
         ensure_player(db, player_id)

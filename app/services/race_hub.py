@@ -15,6 +15,12 @@ The application's lifespan (``app.main``) owns the hub: at shutdown ``await hub.
 every stream and stops the background task. Uvicorn sends the lifespan shutdown only once its
 connections have closed, so the server runs with ``--timeout-graceful-shutdown``: streams still
 open then are cancelled, and browsers reconnect to another worker by themselves.
+
+Stream slots (``StreamSlots``, one per worker: ``slots``): a worker holds at most
+``MAX_STREAMS_PER_WORKER`` event streams, and one player at most ``MAX_STREAMS_PER_PLAYER`` of
+them; one more is refused with ``StreamRefused`` (429 with ``Retry-After``) before it
+subscribes. A slot is released when its stream ends, however it ends (the client went away,
+the stream's time was up, the server is shutting down).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 from typing import Any
 
 import psycopg
@@ -34,11 +41,83 @@ from app.db.models import RaceEvent
 from app.db.session import get_sessionmaker
 
 from .race import CHANNEL, Progress
+from .ratelimit import RateLimited
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 256
 RESYNC = "resync"  # a queue item: reports may have been missed, read the standings again
 Item = Progress | str | None  # a report, RESYNC, or None: the server is shutting down
+
+
+STREAM_RETRY_AFTER_SECONDS = 10
+
+
+class StreamRefused(RateLimited):
+    """No event stream slot left, for this player or on this worker (HTTP 429, Retry-After)."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        Exception.__init__(self, message)
+        self.message = message
+        self.scope = "actions"
+        self.limit = limit
+        self.window_seconds = STREAM_RETRY_AFTER_SECONDS
+        self.retry_after = STREAM_RETRY_AFTER_SECONDS
+
+
+class StreamSlot:
+    """One open event stream's place; ``release()`` may be called any number of times."""
+
+    def __init__(self, owner: StreamSlots, player_id: str) -> None:
+        self._owner = owner
+        self.player_id = player_id
+        self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._owner._release(self.player_id)
+
+
+class StreamSlots:
+    """How many event streams this worker holds, in all and per player (see module notes)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._per_player: dict[str, int] = {}
+        self.total = 0
+
+    def held_by(self, player_id: str) -> int:
+        return self._per_player.get(player_id, 0)
+
+    def acquire(self, player_id: str) -> StreamSlot:
+        settings = get_settings()
+        with self._lock:
+            if self.total >= settings.max_streams_per_worker:
+                raise StreamRefused(
+                    "The server is holding as many live updates as it can just now. "
+                    f"Please try again in {STREAM_RETRY_AFTER_SECONDS} seconds.",
+                    settings.max_streams_per_worker,
+                )
+            held = self._per_player.get(player_id, 0)
+            if held >= settings.max_streams_per_player:
+                raise StreamRefused(
+                    f"Too many live updates open: at most {settings.max_streams_per_player} "
+                    "at a time per player. Close another tab showing a race, then try again "
+                    f"in {STREAM_RETRY_AFTER_SECONDS} seconds.",
+                    settings.max_streams_per_player,
+                )
+            self._per_player[player_id] = held + 1
+            self.total += 1
+        return StreamSlot(self, player_id)
+
+    def _release(self, player_id: str) -> None:
+        with self._lock:
+            held = self._per_player.get(player_id, 0) - 1
+            if held > 0:
+                self._per_player[player_id] = held
+            else:
+                self._per_player.pop(player_id, None)
+            self.total = max(0, self.total - 1)
 
 
 class Subscription:
@@ -207,3 +286,4 @@ def _events_since(last: int) -> list[tuple[int, str, str]]:
 
 
 hub = RaceHub()
+slots = StreamSlots()

@@ -17,7 +17,8 @@ Defaults (``Settings``): 300 games and 3000 actions per player per 60 s window, 
 player meets. ``RATE_LIMITS=off`` (that exact value) switches every limit off: nothing is
 counted at all.
 
-Counter rows hang off ``players`` with ``ON DELETE CASCADE``: deleting a player deletes them.
+Counter rows hang off ``players`` with ``ON DELETE CASCADE``: deleting a player deletes them
+(a deletion committing while a counter is bumped leaves nothing counted, never an error).
 A player id with no player row yet (a first request) is not counted for actions (it has no
 game to act on: the action is a 404); for ``games`` the player row is created first, as the
 game creation would do anyway.
@@ -30,11 +31,11 @@ import time
 from typing import Literal
 
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
-from app.db.models import Player, utcnow
-from app.services.common import insert_ignore, is_postgres, write_tx
+from app.services.common import create_player_row, is_postgres, write_tx
 
 Scope = Literal["games", "actions"]
 SCOPES: tuple[Scope, ...] = ("games", "actions")
@@ -113,19 +114,17 @@ def consume(
     current = time.time() if now is None else now
     window_start = int(current // window) * window
 
-    with write_tx(db):
-        upsert = _UPSERT_PG if is_postgres(db) else _UPSERT
-        if scope == "games":
-            if db.get(Player, player_id) is None:
-                from .clients import count_new_player
-
-                count_new_player(db, settings=settings)  # per client address (429 past it)
-            insert_ignore(db, Player, id=player_id, created_at=utcnow())
-        row = (
-            db.connection()
-            .execute(upsert, {"player_id": player_id, "scope": scope, "window_start": window_start})
-            .one_or_none()
-        )
+    try:
+        with write_tx(db):
+            upsert = _UPSERT_PG if is_postgres(db) else _UPSERT
+            if scope == "games":
+                create_player_row(db, player_id, settings=settings)  # deleted id: PlayerDeleted
+            params = {"player_id": player_id, "scope": scope, "window_start": window_start}
+            row = db.connection().execute(upsert, params).one_or_none()
+    except IntegrityError:
+        # PostgreSQL: the player was deleted while this counted ("Delete everything" in
+        # another tab): nothing to count; the action itself then finds no player.
+        return None
     if row is None:
         return None
     count, started = int(row[0]), int(row[1])

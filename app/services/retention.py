@@ -9,6 +9,11 @@ Won games, statistics and the player row stay: results are the player's own reco
 deleting everything is the player's choice (the privacy page). A game touched after the
 cut-off is never removed, even if the player's other traces are old.
 
+Then players with no data left go too (``purge_empty_players``): a player row unseen for N
+days with no game, no result, no race entry and no profile holds nothing but its settings and
+rate-limit counters (removed with it by ON DELETE CASCADE). Such an id is not refused later
+(it was not deleted by its owner): the browser simply starts again as a new player.
+
 The command is ``python -m app.retention --days N`` (see ``app/retention.py``).
 """
 
@@ -16,12 +21,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, func, select, union_all
+from sqlalchemy import delete, exists, func, select, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Subquery
 
-from app.db.models import GameRow, Player, PlayerSettings, StatEvent, utcnow
+from app.db.models import (
+    GameRow,
+    Player,
+    PlayerProfile,
+    PlayerSettings,
+    RaceEntry,
+    StatEvent,
+    utcnow,
+)
 from app.services.common import write_tx
 
 
@@ -129,4 +143,56 @@ def purge_stale_games(
     return removed
 
 
-__all__ = ["RemovedGame", "cutoff_for", "find_stale_games", "purge_stale_games"]
+def _empty_and_unseen(cutoff: datetime) -> list[Any]:
+    """Conditions: the player has no data left and left no trace since ``cutoff``."""
+    return [
+        ~exists().where(GameRow.player_id == Player.id),
+        ~exists().where(StatEvent.player_id == Player.id),
+        ~exists().where(RaceEntry.player_id == Player.id),
+        ~exists().where(PlayerProfile.player_id == Player.id),
+        ~exists().where(PlayerSettings.player_id == Player.id, PlayerSettings.updated_at >= cutoff),
+        Player.created_at < cutoff,
+    ]
+
+
+def purge_empty_players(
+    db: Session, days: int, *, now: datetime | None = None, batch_size: int = 500
+) -> int:
+    """Delete players unseen for ``days`` days who have no data left; return how many.
+
+    Batches of ``batch_size``, one write transaction each; the delete re-checks every
+    condition, so a player who came back meanwhile stays.
+    """
+    cutoff = cutoff_for(days, now)
+    removed = 0
+    while True:
+        with write_tx(db):
+            ids = list(
+                db.execute(
+                    select(Player.id)
+                    .where(*_empty_and_unseen(cutoff))
+                    .order_by(Player.id)
+                    .limit(batch_size)
+                ).scalars()
+            )
+            if not ids:
+                break
+            result = db.execute(
+                delete(Player)
+                .where(Player.id.in_(ids), *_empty_and_unseen(cutoff))
+                .execution_options(synchronize_session=False)
+            )
+            deleted = int(getattr(result, "rowcount", 0) or 0)
+        removed += deleted
+        if deleted < len(ids) or len(ids) < batch_size:
+            break
+    return removed
+
+
+__all__ = [
+    "RemovedGame",
+    "cutoff_for",
+    "find_stale_games",
+    "purge_empty_players",
+    "purge_stale_games",
+]

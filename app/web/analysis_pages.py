@@ -6,7 +6,10 @@ Both play-page buttons are real ``<form method="post">`` with ``csrf_token`` and
 message line (and the hinted move highlighted like a normal hint); a plain form post gets a
 ``303`` to ``/games/{id}/solver?r=<signed answer>``, which shows the same page while the game is
 still at the version analysed (the answer is signed with ``SECRET_KEY``, so a link cannot make
-the page claim an answer the solver did not give). Asking marks the game assisted.
+the page claim an answer the solver did not give). An answer ("win" or "loss") marks the game
+assisted; "could not tell in time" does not. A second question while the first is being
+answered (429) and a full solver queue (503) show the play page with the reason in the
+message line and a ``Retry-After`` header: nothing was asked and the game is unchanged.
 
 Template globals registered here: ``winnable_catalog(variant)`` (how many catalogued winnable
 deals a variant has) and ``solver_odds()`` (rows of the published odds, ``load_odds()``).
@@ -28,7 +31,8 @@ from app.engine import DEFAULT_VARIANT, Move
 from app.engine.solver import winnable_deals
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
-from app.services.analysis import AnalysisResult, SolverHint, analyse_game
+from app.services.analysis import AnalysisResult, SolverBusy, SolverHint, analyse_game
+from app.services.ratelimit import RateLimited
 from app.web.pages import home_page
 from app.web.rendering import (
     Page,
@@ -47,6 +51,7 @@ from app.web.view import describe_move
 router = APIRouter(include_in_schema=False)
 
 ASSISTED_NOTE = "This game is now marked as assisted in your statistics."
+NOT_ASSISTED_NOTE = "No answer, no help: the game is not marked as assisted."
 
 
 # -- template globals --------------------------------------------------------------------------
@@ -137,7 +142,7 @@ def _answer_text(kind: str, verdict: str, hint_text: str | None) -> str:
             f"Could not tell in time: the solver did not finish within {budget:g} s. "
             "The game may or may not still be winnable."
         )
-    return f"{text} {ASSISTED_NOTE}"
+    return f"{text} {NOT_ASSISTED_NOTE if verdict == 'unknown' else ASSISTED_NOTE}"
 
 
 def _answer_page(
@@ -191,12 +196,24 @@ async def _ask(
     except VersionConflict as exc:
         current = await run_in_threadpool(services.get_game, db, player, game_id)
         return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
-    except ServiceError as exc:
-        if htmx:
+    except (ServiceError, RateLimited, SolverBusy) as exc:
+        if htmx and isinstance(exc, ServiceError):
             return refusal_message(request, csrf_token, exc.message)
-        current = await run_in_threadpool(services.get_game, db, player, game_id)
+        status, headers = 422, {}
+        if isinstance(exc, RateLimited | SolverBusy):
+            status = 503 if isinstance(exc, SolverBusy) else 429
+            headers = {"Retry-After": str(exc.retry_after)}
+        try:
+            current = await run_in_threadpool(services.get_game, db, player, game_id)
+        except NotFound:
+            return not_found(request, csrf_token)
         ctx = board_context(request, csrf_token, current, error=exc.message)
-        return render(request, "play.html", ctx, status_code=422)
+        if htmx:
+            response = render(request, "play.html", ctx, status_code=status, block="message_text")
+        else:
+            response = render(request, "play.html", ctx, status_code=status)
+        response.headers.update(headers)
+        return response
     if htmx:
         return _answer_page(
             request, csrf_token, result.state, kind, result.verdict, result.hint, fragment=True

@@ -5,7 +5,11 @@ the API, the site's error page (``app.web.rendering.render_error``) for a browse
 - Service errors: 404 (``NotFound``), 409 (``VersionConflict``), 422 (refused or invalid).
 - Request validation errors: 422 with one readable sentence; unknown routes and methods: a
   sentence too.
-- Rate limited (``app.services.ratelimit.RateLimited``): 429 with ``Retry-After``.
+- Rate limited (``app.services.ratelimit.RateLimited``): 429 with ``Retry-After``; so are a
+  second solver question in flight and an event stream over its caps (subclasses).
+- A player id deleted for good ("Delete everything", ``PlayerDeleted``) trying to write:
+  410 with the cookie cleared, so the browser's next request is a new player.
+- The solver's queue is full (``app.services.analysis.SolverBusy``): 503 with ``Retry-After``.
 - The database cannot be reached or is busy past its timeout (``OperationalError``,
   ``InterfaceError``, the pool's ``TimeoutError``, any ``DBAPIError`` that invalidated its
   connection): 503 with ``Retry-After``. Nothing is half-done: every service runs in one
@@ -36,7 +40,10 @@ from app.services import (
     ServiceError,
     VersionConflict,
 )
+from app.services.analysis import SolverBusy
+from app.services.errors import PlayerDeleted
 from app.services.ratelimit import RateLimited
+from app.web.deps import clear_identity
 from app.web.rendering import render_error
 
 log = logging.getLogger("scorpion")
@@ -177,6 +184,17 @@ def install(app: FastAPI) -> None:
     async def _rate_limited(request: Request, exc: RateLimited) -> Response:
         return respond(request, 429, exc.message, {"Retry-After": str(exc.retry_after)})
 
+    @app.exception_handler(PlayerDeleted)
+    async def _player_deleted(request: Request, exc: PlayerDeleted) -> Response:
+        response = respond(request, 410, exc.message, {"Cache-Control": "no-store"})
+        clear_identity(request, response)
+        return response
+
+    @app.exception_handler(SolverBusy)
+    async def _solver_busy(request: Request, exc: SolverBusy) -> Response:
+        headers = {"Retry-After": str(exc.retry_after), "Cache-Control": "no-store"}
+        return respond(request, 503, exc.message, headers)
+
     async def _database_fault(request: Request, exc: Exception) -> Response:
         if not is_connection_fault(exc):
             return _unexpected(request, exc)  # any other database error is a defect
@@ -206,6 +224,10 @@ RATE_LIMITED_TEXT = (
     "Too many requests of this player (new games or actions) in the current window: "
     "nothing changed. See Retry-After."
 )
+DELETED_TEXT = (
+    "This player id was deleted for good (DELETE /api/player): nothing is saved for it any "
+    "more, nothing changed, and the cookie is cleared (the next request is a new player)."
+)
 UNAVAILABLE_TEXT = "The database cannot be reached just now: nothing changed. See Retry-After."
 
 
@@ -223,8 +245,9 @@ def _fault_response(description: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def document_fault_responses(app: FastAPI) -> None:
-    """Add 503 (every API operation) and 429 (every POST, and hints) to ``/openapi.json``,
-    so the published schema lists every status the API can answer. The body is the API's
+    """Add 503 (every API operation), 429 (every writing operation, hints and event streams)
+    and 410 (every writing operation: a deleted player) to ``/openapi.json``, so the published
+    schema lists every status the API can answer. The body is the API's
     error model (``ErrorOut``: ``{"detail": ...}``) when the schema has one."""
     build = app.openapi
 
@@ -242,8 +265,17 @@ def document_fault_responses(app: FastAPI) -> None:
                     continue
                 responses = operation["responses"]
                 responses.setdefault("503", _fault_response(UNAVAILABLE_TEXT, body))
-                if method == "post" or path.endswith("/hints"):
+                writes = method in ("post", "put", "patch", "delete")
+                if writes or path.endswith(("/hints", "/events")):
                     responses.setdefault("429", _fault_response(RATE_LIMITED_TEXT, body))
+                if writes:
+                    responses.setdefault(
+                        "410",
+                        {
+                            "description": DELETED_TEXT,
+                            "content": {"application/json": {"schema": body}},
+                        },
+                    )
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -3,7 +3,7 @@
 Existing games were never started that way: the column starts NULL for all of them.
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-30 23:40:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0005"
+down_revision: str | Sequence[str] | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

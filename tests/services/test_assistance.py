@@ -65,7 +65,9 @@ def test_undo_and_redo_do_not_mark_the_game_assisted(db: Session) -> None:
 def test_a_solver_question_marks_the_game_assisted_from_then_on(db: Session) -> None:
     player = new_player()
     state = services.create_game(db, player, DEFAULT_VARIANT, deal=WIN_DEAL)
-    analysis.prepare(db, player, state.id)
+    analysis.prepare(db, player, state.id)  # the question's checks: nothing marked yet
+    assert not services.get_game(db, player, state.id).assisted
+    analysis.mark_assisted(db, player, state.id)  # the solver answered (win or loss)
     assert services.get_game(db, player, state.id).assisted
     after = play_out(db, player, state, [WIN_LINE[0], ("undo",), ("redo",)])
     assert after.assisted and stored(db, state.id)[0] is True
@@ -106,6 +108,7 @@ def test_best_time_and_fewest_moves_ignore_assisted_wins(db: Session) -> None:
     player = new_player()
     helped = services.create_game(db, player, DEFAULT_VARIANT, deal=WIN_DEAL)
     analysis.prepare(db, player, helped.id)
+    analysis.mark_assisted(db, player, helped.id)
     helped = play_out(db, player, helped, WIN_LINE)
     assert helped.status == "won" and helped.assisted
     stats = services.get_stats(db, player).variants[DEFAULT_VARIANT]
@@ -125,6 +128,7 @@ def test_best_time_and_fewest_moves_ignore_assisted_wins(db: Session) -> None:
     # A later assisted win with fewer moves made does not lower it.
     again = services.create_game(db, player, DEFAULT_VARIANT, deal=WIN_DEAL)
     analysis.prepare(db, player, again.id)
+    analysis.mark_assisted(db, player, again.id)
     play_out(db, player, again, WIN_LINE)
     stats = services.get_stats(db, player).variants[DEFAULT_VARIANT]
     assert (stats.won, stats.assisted_won) == (3, 2)

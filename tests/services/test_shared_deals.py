@@ -73,6 +73,7 @@ def test_leaderboard_ranks_unassisted_wins_and_lists_the_rest(db: Session) -> No
     play(db, ann, start.id)
     bob_game, _ = challenges.play_challenge(db, bob, challenge.token)
     analysis.prepare(db, bob, bob_game.id)  # a solver question: an assisted game
+    analysis.mark_assisted(db, bob, bob_game.id)
     play(db, bob, bob_game.id)
     challenges.play_challenge(db, cy, challenge.token)  # joined, not finished
 

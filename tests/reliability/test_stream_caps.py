@@ -1,0 +1,116 @@
+"""Event streams are capped (finding 4): at most ``MAX_STREAMS_PER_PLAYER`` open streams per
+player and ``MAX_STREAMS_PER_WORKER`` per worker; one more is a 429 with a JSON ``detail``
+(a readable page for the pages' stream) and ``Retry-After``. A slot comes back as soon as its
+client goes away. Against a real uvicorn worker (the caps are per worker process)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.support.live import LivePlayer
+from tests.support.server import LiveServer, migrate, sqlite_database
+
+
+@pytest.fixture(scope="module")
+def capped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    tmp = tmp_path_factory.mktemp("stream-caps")
+    url = sqlite_database(Path(tmp))
+    migrate(url)
+    env = {"RATE_LIMITS": "off", "MAX_STREAMS_PER_PLAYER": "2", "MAX_STREAMS_PER_WORKER": "3"}
+    with LiveServer(url, workers=1, env=env, log_path=Path(tmp) / "uvicorn.log") as server:
+        yield server
+
+
+def _challenge(server: LiveServer) -> str:
+    ann = LivePlayer(server.url)
+    game = ann.new_game()
+    r = ann.post(f"/api/games/{game['id']}/challenge")
+    assert r.status_code in (200, 201), r.text
+    token: str = r.json()["token"]
+    return token
+
+
+async def _open(
+    client: httpx2.AsyncClient, path: str
+) -> tuple[httpx2.Response, asyncio.Task[None]]:
+    """Open a stream; returns its response (status known) and the task holding it open."""
+    started: asyncio.Future[httpx2.Response] = asyncio.get_running_loop().create_future()
+
+    async def hold() -> None:
+        async with client.stream("GET", path) as response:
+            if response.status_code == 200:
+                async for _ in response.aiter_lines():
+                    if not started.done():
+                        started.set_result(response)
+            else:
+                await response.aread()
+                started.set_result(response)
+
+    task = asyncio.create_task(hold())
+    response = await asyncio.wait_for(started, 30)
+    return response, task
+
+
+async def _caps(server: LiveServer, token: str) -> None:
+    a, b, c = (LivePlayer(server.url) for _ in range(3))
+    path = f"/api/challenges/{token}/events"
+    timeout = httpx2.Timeout(30, read=120)
+    clients = [
+        httpx2.AsyncClient(base_url=server.url, cookies=p.cookies, timeout=timeout)
+        for p in (a, a, a, b, c)
+    ]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        r1, t1 = await _open(clients[0], path)
+        r2, t2 = await _open(clients[1], path)
+        tasks += [t1, t2]
+        assert r1.status_code == r2.status_code == 200
+        # A third stream of the same player: refused, clearly, with Retry-After.
+        r3, t3 = await _open(clients[2], path)
+        tasks.append(t3)
+        assert r3.status_code == 429
+        assert "at most 2" in r3.json()["detail"]
+        assert int(r3.headers["Retry-After"]) > 0
+        # The pages' stream counts too, and is refused with a readable answer.
+        page = await clients[2].get(f"/challenge/{token}/events", headers={"Accept": "text/html"})
+        assert page.status_code == 429 and "at most 2" in page.text
+        assert "Traceback" not in page.text
+        # Another player still gets one (3 in all: the worker's ceiling) ...
+        r4, t4 = await _open(clients[3], path)
+        tasks.append(t4)
+        assert r4.status_code == 200
+        # ... and a fourth stream on the worker is refused, whoever asks.
+        r5, t5 = await _open(clients[4], path)
+        tasks.append(t5)
+        assert r5.status_code == 429
+        assert "as many live updates as it can" in r5.json()["detail"]
+        assert "Retry-After" in r5.headers
+        # A client going away gives its slot back: the first player may open one again.
+        t1.cancel()
+        await asyncio.gather(t1, return_exceptions=True)
+        await clients[0].aclose()
+        fresh = httpx2.AsyncClient(base_url=server.url, cookies=a.cookies, timeout=timeout)
+        clients.append(fresh)
+        for _ in range(50):  # the server notices the closed connection within moments
+            r6, t6 = await _open(fresh, path)
+            tasks.append(t6)
+            if r6.status_code == 200:
+                break
+            await asyncio.sleep(0.2)
+        assert r6.status_code == 200
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for client in clients:
+            await client.aclose()
+
+
+def test_streams_are_capped_per_player_and_per_worker(capped_server: LiveServer) -> None:
+    token = _challenge(capped_server)
+    asyncio.run(_caps(capped_server, token))
