@@ -17,7 +17,7 @@ from app.db.models import (
     VariantStats,
     utcnow,
 )
-from app.engine import VARIANTS
+from app.engine.variants import ALL_VARIANTS
 
 from .common import ensure_player, lock_player, read_tx, write_tx
 from .types import (
@@ -91,7 +91,7 @@ def get_stats(
         }
         assisted_won = _assisted_wins(db, player_id)
         variants: dict[str, VariantStatistics] = {}
-        for name in VARIANTS:
+        for name in ALL_VARIANTS:
             r = rows.get(name)
             if r is None:
                 variants[name] = VariantStatistics(variant=name)

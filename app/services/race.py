@@ -27,7 +27,7 @@ from app.engine import Action, DealError, EngineError, Game, parse_deal
 
 from .common import ensure_player, read_tx, write_tx
 from .errors import NotFound
-from .game_core import game_state, start_game
+from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
 from .ratelimit import consume as count_request
 from .types import GameState
@@ -89,12 +89,7 @@ def logged_actions(db: Session, game_id: str) -> list[Action]:
     for r in db.execute(
         select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
     ).scalars():
-        if r.kind == "move":
-            if r.from_column is None or r.from_index is None or r.to_column is None:
-                raise ValueError("a logged move without its columns")
-            out.append(("move", r.from_column, r.from_index, r.to_column))
-        else:
-            out.append((r.kind,))
+        out.append(logged_action(r))
     return out
 
 
@@ -102,7 +97,7 @@ def replay_log(db: Session, game_id: str, variant: str, deal: str) -> Game | Non
     """The game the move log of ``game_id`` gives from the deal, or None if it does not
     replay (an illegal or unknown action): the server's own account of a result."""
     try:
-        return Game.replay(variant, parse_deal(deal), logged_actions(db, game_id))
+        return Game.replay(variant, parse_deal(deal, variant), logged_actions(db, game_id))
     except (EngineError, DealError, ValueError, TypeError, KeyError):
         return None
 
