@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.engine import DEFAULT_VARIANT, VARIANTS, Move
+from app.engine import DEFAULT_VARIANT, Move, get_variant
 from app.engine.solver import random_winnable_deal, winnable_deals
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
@@ -88,7 +88,7 @@ def new_winnable_game(
             db,
             player,
             csrf_token,
-            error=f"There is no list of proved winnable deals for {VARIANTS[variant].title} "
+            error=f"There is no list of proved winnable deals for {get_variant(variant).title} "
             "yet: start a random deal, or choose a deal number.",
             status_code=422,
         )
