@@ -126,6 +126,9 @@ class GameRow(Base):
     # The shared deal (daily deal or challenge, ``races.id``) this game plays, if any: the
     # action path reports its progress to the race (``app/services/race.py``).
     race_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # "easy" | "medium" | "hard" for a game started as a graded winnable deal, else None
+    # (random and numbered deals stay unclaimed, even when the catalog holds their number).
+    difficulty: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class MoveLog(Base):

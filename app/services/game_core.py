@@ -23,6 +23,7 @@ from .types import GameState
 # The ``GameState`` fields copied from the game's row as they are.
 ROW_FIELDS: tuple[str, ...] = ("id", "variant", "deal_number", "version", "status", "saved")
 ROW_FIELDS += ("assisted", "restarted_from", "created_at", "updated_at", "finished_at", "race_id")
+ROW_FIELDS += ("difficulty",)
 
 
 def game_state(row: Any, game: Game | None = None) -> GameState:
@@ -70,6 +71,7 @@ def start_game(
     deal_number: int | None,
     deal_text: str,
     restarted_from: str | None,
+    difficulty: str | None = None,
 ) -> tuple[GameRow, Game]:
     now = utcnow()
     supersede(db, player_id, settings, variant, now)
@@ -88,6 +90,7 @@ def start_game(
         assisted=False,
         counted=settings.record_stats,
         restarted_from=restarted_from,
+        difficulty=difficulty,
         created_at=now,
         updated_at=now,
     )

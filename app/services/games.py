@@ -46,7 +46,7 @@ from app.engine import (
     get_variant,
     parse_deal,
 )
-from app.engine.solver import random_winnable_deal
+from app.engine.solver import DIFFICULTIES, random_winnable_deal
 from app.engine.variants import ALL_VARIANTS
 
 from .common import add_event, ensure_player, is_postgres, lock_player, read_tx, stats_row, write_tx
@@ -57,7 +57,6 @@ from .ratelimit import consume as count_request
 from .types import GameState, Hints
 
 ACTION_KINDS = ("move", "deal", "undo", "redo")
-_RNG = secrets.SystemRandom()
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # The hot path's statements, built once (statement construction costs more than SQLite).
@@ -159,26 +158,11 @@ def check_variant(variant: Any) -> str:
     return variant
 
 
-def _resolve_deal(
-    variant: str, deal_number: Any, deal: Any, winnable: bool = False
-) -> tuple[int | None, str]:
+def _resolve_deal(variant: str, deal_number: Any, deal: Any) -> tuple[int | None, str]:
     """(deal_number or None, deal string) of ``variant`` for a new game; ``InvalidRequest``
-    if bad. ``winnable``: a deal number from the variant's catalog of proved winnable deals."""
+    if bad."""
     if deal_number is not None and deal is not None:
         raise InvalidRequest("Give either a deal number or a deal string, not both.")
-    if winnable:
-        if deal_number is not None or deal is not None:
-            raise InvalidRequest(
-                '"winnable" picks the deal itself: give no deal number or deal string with it.'
-            )
-        try:
-            deal_number = random_winnable_deal(variant, _RNG)
-        except LookupError:
-            title = get_variant(variant).title
-            raise InvalidRequest(
-                f"There is no catalog of proved winnable deals for {title} yet: leave out "
-                '"winnable" (a random deal) or give a deal number.'
-            ) from None
     try:
         if deal is not None:
             return None, format_deal(parse_deal(deal, variant))
@@ -190,25 +174,57 @@ def _resolve_deal(
         raise InvalidRequest(exc.message) from None
 
 
+def _winnable_deal(variant: str, difficulty: Any) -> tuple[int, str | None]:
+    """(deal number, its grade) of a random deal from ``variant``'s catalog of deals the solver
+    proved winnable, of the asked ``difficulty`` (any grade when None)."""
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise InvalidRequest(
+            f"There is no difficulty called {difficulty!r}: choose easy, medium or hard."
+        )
+    try:
+        number = random_winnable_deal(variant, difficulty=difficulty)
+    except LookupError:
+        grade = f"{difficulty} " if difficulty else ""
+        title = get_variant(variant).title
+        raise InvalidRequest(
+            f"There is no list of proved winnable {grade}deals for {title} yet: start a random "
+            "deal, or choose a deal number."
+        ) from None
+    return number, difficulty
+
+
 def create_game(
     db: Session,
     player_id: str,
     variant: str,
     deal_number: int | None = None,
     deal: str | None = None,
+    *,
     winnable: bool = False,
+    difficulty: str | None = None,
 ) -> GameState:
-    """Start a new game: a deal number, a deal string, a deal from the variant's catalog of
-    proved winnable deals (``winnable``), or (none of these) a random deal number.
+    """Start a new game: a deal number, a deal string, a deal the solver proved winnable
+    (``winnable``, optionally of a ``difficulty``), or (none of these) a random deal number.
 
-    Supersedes the player's previous unfinished game of the variant (see the module notes).
+    Only a game asked for with a difficulty carries it: random and numbered deals stay
+    unclaimed. Supersedes the player's previous unfinished game of the variant (see the
+    module notes).
     """
     count_request(db, player_id, "games")
     variant = check_variant(variant)
-    number, deal_text = _resolve_deal(variant, deal_number, deal, winnable)
+    if difficulty is not None and not winnable:
+        raise InvalidRequest('A difficulty goes with "winnable": true.')
+    grade: str | None = None
+    if winnable:
+        if deal_number is not None or deal is not None:
+            raise InvalidRequest(
+                "A winnable deal is chosen by the server: give no deal number or deal string."
+            )
+        deal_number, grade = _winnable_deal(variant, difficulty)
+    number, deal_text = _resolve_deal(variant, deal_number, deal)
     with write_tx(db):
         settings = ensure_player(db, player_id)
-        row, game = start_game(db, player_id, settings, variant, number, deal_text, None)
+        row, game = start_game(db, player_id, settings, variant, number, deal_text, None, grade)
         state = game_state(row, game)
         return state
 
@@ -222,7 +238,7 @@ def restart(db: Session, player_id: str, game_id: str) -> GameState:
         old = load_game(db, player_id, game_id, lock=True)
         settings = ensure_player(db, player_id)
         row, game = start_game(
-            db, player_id, settings, old.variant, old.deal_number, old.deal, old.id
+            db, player_id, settings, old.variant, old.deal_number, old.deal, old.id, old.difficulty
         )
         state = game_state(row, game)
         return state

@@ -28,6 +28,7 @@ class GameState:
     updated_at: datetime
     finished_at: datetime | None
     race_id: str | None = None  # set when the game plays a shared deal (daily, challenge)
+    difficulty: str | None = None  # the grade of a winnable deal asked for by difficulty
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,8 @@ from starlette.concurrency import run_in_threadpool
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.engine import DEFAULT_VARIANT, Move, get_variant
-from app.engine.solver import random_winnable_deal, winnable_deals
+from app.engine import DEFAULT_VARIANT, Move
+from app.engine.solver import winnable_deals
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverHint, analyse_game
@@ -73,26 +73,19 @@ templates.env.globals.update(winnable_catalog=winnable_catalog, solver_odds=solv
 
 @router.post("/games/winnable", response_class=HTMLResponse)
 def new_winnable_game(
-    page: Page, variant: Annotated[str, Form(max_length=40)] = DEFAULT_VARIANT
+    page: Page,
+    variant: Annotated[str, Form(max_length=40)] = DEFAULT_VARIANT,
+    difficulty: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    """Start a game on a deal the solver proved winnable (from the shipped catalog)."""
+    """Start a game on a deal the solver proved winnable (from the shipped catalog), of the
+    chosen difficulty (easy, medium or hard; empty: any)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
-        services.check_variant(variant)
-        number = random_winnable_deal(variant)
+        state = services.create_game(
+            db, player, variant, winnable=True, difficulty=difficulty or None
+        )
     except ServiceError as exc:
         return home_page(request, db, player, csrf_token, error=exc.message, status_code=422)
-    except LookupError:
-        return home_page(
-            request,
-            db,
-            player,
-            csrf_token,
-            error=f"There is no list of proved winnable deals for {get_variant(variant).title} "
-            "yet: start a random deal, or choose a deal number.",
-            status_code=422,
-        )
-    state = services.create_game(db, player, variant, deal_number=number)
     return see_other(f"/games/{state.id}")
 
 

@@ -54,9 +54,12 @@ class NewGameIn(StrictBody):
     )
     winnable: StrictBool = Field(
         False,
-        description="true: a deal number picked from the variant's catalog of deals the solver "
-        "proved winnable (no deal number or deal string with it). A variant without such a "
-        "catalog is a 422.",
+        description="A deal from the variant's catalog of deals the solver proved winnable "
+        "(no deal_number or deal with it). A variant without such a catalog is a 422.",
+    )
+    difficulty: Literal["easy", "medium", "hard"] | None = Field(
+        None,
+        description='With "winnable": true, a deal of that grade (docs/difficulty.md).',
     )
 
 
@@ -141,6 +144,12 @@ class GameOut(BaseModel):
         "variant has none."
     )
     runs_needed: int = Field(description="Completed runs that win: 4, 8 or 12.")
+    difficulty: str | None = Field(
+        None,
+        description="easy, medium or hard: the grade of a winnable deal asked for by "
+        "difficulty; null for every other game.",
+        json_schema_extra={"enum": ["easy", "medium", "hard", None]},
+    )
 
 
 class HintMoveOut(BaseModel):
@@ -218,6 +227,7 @@ def game_out(state: GameState) -> GameOut:
         version=state.version,
         can_undo=view.can_undo,
         can_redo=view.can_redo,
+        difficulty=state.difficulty,
         reserves=view.reserves,
         cells=view.cells,
         runs_needed=view.runs_needed,
@@ -287,7 +297,13 @@ def create_game(
 ) -> GameOut:
     body = body or NewGameIn.model_validate({})
     state = services.create_game(
-        db, player_id, body.variant, body.deal_number, body.deal, body.winnable
+        db,
+        player_id,
+        body.variant,
+        body.deal_number,
+        body.deal,
+        winnable=body.winnable,
+        difficulty=body.difficulty,
     )
     response.headers["Location"] = f"/api/games/{state.id}"
     return game_out(state)

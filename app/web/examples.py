@@ -38,8 +38,7 @@ EXAMPLES: dict[str, Example] = {
     ),
     "wasp-ii": Example(
         [[None, None, None, "4H"], ["8C", "2S"], []],
-        "As Wasp, with face-down cards only in columns 1-3: the 2♠ may go into the empty "
-        "column.",
+        "As Wasp, with face-down cards only in columns 1-3: the 2♠ may go into the empty column.",
     ),
     "scorpion-tail": Example(
         [["4D", "8S"], ["AC", "7H"], ["KD", "QC", "JH"]],

@@ -355,8 +355,11 @@ def describe_change(
 ) -> str:
     """What an action did, in words: the move, reveals, removed suits, the win."""
     parts: list[str] = []
-    if action == "move" and before is not None and move is not None and (
-        move.from_pile != "column" or move.to_pile != "column"
+    if (
+        action == "move"
+        and before is not None
+        and move is not None
+        and (move.from_pile != "column" or move.to_pile != "column")
     ):
         parts.append("Moved " + describe_move(before, move) + ".")
     elif action == "move" and before is not None and move is not None:

@@ -6,7 +6,7 @@ three-deck one 468; PostgreSQL enforces a varchar's length). ``game_actions`` ga
 to and from a free cell replays exactly.
 
 Revision ID: 0007
-Revises: 0003
+Revises: 0009 (chained after the difficulty grades of main)
 Create Date: 2026-11-30 23:40:00
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | Sequence[str] | None = "0003"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

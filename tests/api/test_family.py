@@ -390,7 +390,7 @@ def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine)
     detail = assert_error(
         p.post("/api/games", {"variant": "triple-scorpion", "winnable": True}), 422
     )
-    assert "no catalog of proved winnable deals for Triple Scorpion" in detail
+    assert "no list of proved winnable deals for Triple Scorpion" in detail
     detail = assert_error(
         p.post("/api/games", {"variant": "scorpion", "winnable": True, "deal_number": 3}), 422
     )

@@ -29,9 +29,11 @@ GAME_KEYS = [
     "version",
     "can_undo",
     "can_redo",
+    # Extensions (docs/api.md), after the base keys:
     "reserves",
     "cells",
     "runs_needed",
+    "difficulty",
 ]
 
 TABLES_BY_PLAYER = ("players", "player_settings", "games", "variant_stats", "stat_events")

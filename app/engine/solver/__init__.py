@@ -6,7 +6,10 @@ Public interface:
   progress; ``Analysis.verdict`` is ``"win"`` | ``"loss"`` | ``"unknown"``, ``line`` the winning
   line (verified through the engine) and ``first_action`` a solver hint.
 - ``solve_deal(variant, deal, budget_seconds)``: the same from a deal's opening layout.
-- ``random_winnable_deal(variant, rng) -> int``: a deal number from the shipped catalog.
+- ``random_winnable_deal(variant, rng, difficulty=None) -> int``: a deal number from the
+  shipped catalog, of the given grade (``"easy"`` | ``"medium"`` | ``"hard"``) if asked.
+- ``winnable_deals(variant, difficulty=None)``, ``deal_difficulty(variant, number)``: the
+  catalog and its difficulty grades (docs/difficulty.md, ``grading.py``).
 - ``winning_line(variant, number)``: a catalogued deal's verified line.
 - ``load_odds()``: the published odds (``odds.json``).
 - ``Position``, ``solve``, ``dead_reason``: the search core (tests, tools).
@@ -14,11 +17,19 @@ Public interface:
   the solver does not cover yet (every variant with reserves, cells, alternate colours, more
   than seven columns or more than one deck); ``analyse`` and ``solve_deal`` raise it too.
 
-Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds} --help``.
+Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds,grade} --help``.
 """
 
 from .api import Analysis, SolverError, analyse, solve_deal, verify_line
-from .catalogs import decode_line, encode_line, random_winnable_deal, winnable_deals, winning_line
+from .catalogs import (
+    DIFFICULTIES,
+    deal_difficulty,
+    decode_line,
+    encode_line,
+    random_winnable_deal,
+    winnable_deals,
+    winning_line,
+)
 from .odds import load_odds, wilson
 from .search import (
     Position,
@@ -31,6 +42,7 @@ from .search import (
 )
 
 __all__ = [
+    "DIFFICULTIES",
     "Analysis",
     "Position",
     "SearchResult",
@@ -40,6 +52,7 @@ __all__ = [
     "analyse",
     "check_solvable",
     "dead_reason",
+    "deal_difficulty",
     "decode_line",
     "encode_line",
     "load_odds",

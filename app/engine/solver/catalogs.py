@@ -9,6 +9,15 @@ A catalog is a JSON file ``catalog/<variant>.json`` beside this module::
 resumed); ``deals`` maps every deal number proved winnable to its winning line, verified
 through the engine when it was stored.
 
+Optional keys, written by ``python -m app.engine.solver grade`` (``grading.py``,
+docs/difficulty.md) and ignored by readers that do not know them (the format stays 1)::
+
+    "grades": {"12": "easy", ...},          # "easy" | "medium" | "hard" per graded deal
+    "measures": {"12": [0.75, 0.5, 1.0], ...},  # greedy, random win rates; opening share
+    "grading": {"method": ..., "thresholds": [low, high], "evidence": {...}, ...}
+
+A deal added to ``deals`` after the last grading has no grade until ``grade`` runs again.
+
 A line is written compactly: a move ``("move", a, i, b)`` is three characters: column ``a``
 (a digit), index ``i`` (one of ``0-9a-zA-Z``) and column ``b``; the deal is ``-``.
 """
@@ -87,6 +96,9 @@ def save_catalog_file(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     deals = {str(k): data["deals"][k] for k in sorted(data["deals"], key=int)}
     body = {**data, "scanned": merge_ranges(data["scanned"]), "deals": deals}
+    for key in ("grades", "measures"):
+        if key in data:
+            body[key] = {str(k): data[key][k] for k in sorted(data[key], key=int)}
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(body, indent=0, separators=(",", ":")) + "\n")
     os.replace(tmp, path)
@@ -107,14 +119,36 @@ def is_scanned(ranges: list[list[int]], number: int) -> bool:
     return any(lo <= number < hi for lo, hi in ranges)
 
 
-@lru_cache(maxsize=8)
-def winnable_deals(variant: str) -> tuple[int, ...]:
-    """The deal numbers the shipped catalog of ``variant`` holds, in increasing order."""
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+@lru_cache(maxsize=32)
+def winnable_deals(variant: str, difficulty: str | None = None) -> tuple[int, ...]:
+    """The deal numbers the shipped catalog of ``variant`` holds, in increasing order.
+
+    With ``difficulty`` (``"easy"``, ``"medium"`` or ``"hard"``) only the deals of that grade
+    (docs/difficulty.md); ``ValueError`` for another difficulty, ``KeyError`` for an unknown
+    variant.
+    """
     get_variant(variant)  # KeyError for an unknown variant
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty is one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     path = catalog_path(variant)
     if not path.exists():
         return ()
-    return tuple(sorted(int(k) for k in load_catalog_file(path, variant)["deals"]))
+    data = load_catalog_file(path, variant)
+    if difficulty is None:
+        return tuple(sorted(int(k) for k in data["deals"]))
+    grades = data.get("grades", {})
+    return tuple(sorted(int(k) for k in data["deals"] if grades.get(k) == difficulty))
+
+
+def deal_difficulty(variant: str, number: int) -> str | None:
+    """The grade of a catalogued deal (``None`` if it is not catalogued or not graded)."""
+    for difficulty in DIFFICULTIES:
+        if number in winnable_deals(variant, difficulty):
+            return difficulty
+    return None
 
 
 def winning_line(variant: str, number: int) -> list[Action] | None:
@@ -126,12 +160,17 @@ def winning_line(variant: str, number: int) -> list[Action] | None:
     return decode_line(text) if text is not None else None
 
 
-def random_winnable_deal(variant: str, rng: random.Random | None = None) -> int:
+def random_winnable_deal(
+    variant: str, rng: random.Random | None = None, difficulty: str | None = None
+) -> int:
     """A deal number of ``variant`` proved winnable, picked at random from the catalog.
 
-    Raises ``LookupError`` if the variant has no catalog (``KeyError`` for an unknown variant).
+    With ``difficulty``, a deal of that grade. Raises ``LookupError`` if the variant has no
+    catalog (or no deal of that grade), ``KeyError`` for an unknown variant and
+    ``ValueError`` for an unknown difficulty.
     """
-    deals = winnable_deals(variant)
+    deals = winnable_deals(variant, difficulty)
     if not deals:
-        raise LookupError(f"there is no catalog of winnable {variant} deals")
+        what = f"{difficulty} " if difficulty else ""
+        raise LookupError(f"there is no catalog of {what}winnable {variant} deals")
     return (rng or random.SystemRandom()).choice(deals)

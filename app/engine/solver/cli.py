@@ -5,6 +5,8 @@ Commands:
 - ``solve``: solve one deal (``--number N`` or ``--deal "52 codes"``) and print the verdict.
 - ``build-catalog``: examine deal numbers ``--start .. --start + --count - 1`` and store every
   deal proved winnable with its verified line in the variant's catalog (resumable).
+- ``grade``: grade every deal of the variant's catalog easy, medium or hard (``grading.py``,
+  docs/difficulty.md), store the grades in the catalog and print the held-out evidence.
 - ``odds``: solve consecutive deal numbers, cache the verdicts in ``data/odds/`` (resumable)
   and print the share of winnable deals with its 95% Wilson interval; ``--write-json`` also
   stores the figures in ``app/engine/solver/odds.json`` for the rules page.
@@ -27,6 +29,17 @@ from .catalogs import (
     load_catalog_file,
     merge_ranges,
     save_catalog_file,
+)
+from .grading import (
+    GRADING_METHOD,
+    HELD_OUT_SEED,
+    OPENING_NODES,
+    PLAYERS,
+    RUNS,
+    Measures,
+    grade_all,
+    held_out,
+    measure,
 )
 from .odds import retry_unknown, run_odds, summarise, write_odds_json
 from .progress import Progress
@@ -71,6 +84,71 @@ def _cmd_build_catalog(args: argparse.Namespace) -> int:
     save_catalog_file(path, data)
     bar.close()
     print(f"{path}: {len(data['deals'])} winnable deals catalogued ({found} new)")
+    return 0
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    path = Path(args.out) if args.out else catalog_path(args.variant)
+    data = load_catalog_file(path, args.variant)
+    numbers = sorted(int(k) for k in data["deals"])
+    if not numbers:
+        print(f"{path}: no catalogued deals to grade")
+        return 1
+    measures: dict[int, Measures] = {}
+    stored = data.get("measures", {})
+    if args.reuse_measures and data.get("grading", {}).get("runs") == args.runs:
+        # the measures of an earlier run with the same settings: only the grades are redone
+        measures = {int(k): Measures(*v) for k, v in stored.items() if int(k) in set(numbers)}
+    todo = [n for n in numbers if n not in measures]
+    bar = Progress(len(todo), f"grade {args.variant}")
+    for n in todo:
+        measures[n] = measure(args.variant, n, args.runs)
+        bar.update(1)
+    bar.close()
+    grades, cuts = grade_all(measures)
+    data["grades"] = {str(n): grades[n] for n in numbers}
+    data["measures"] = {str(n): measures[n].as_list() for n in numbers}
+    data["grading"] = {
+        "method": GRADING_METHOD,
+        "measures": ["greedy win rate", "random win rate", "opening share"],
+        "runs": args.runs,
+        "opening_nodes": OPENING_NODES,
+        "score": "mean of the three percentile ranks (higher is easier)",
+        "thresholds": [cuts[0], cuts[1]],
+        "held_out_seed": HELD_OUT_SEED,
+        "evidence": {},
+    }
+    save_catalog_file(path, data)  # the grades are kept even if the evidence is cut short
+    evidence: dict[str, dict[str, float]] = {}
+    if args.held_out:
+        sample = numbers[:: args.held_out_every]
+        totals: dict[str, dict[str, float]] = {}
+        bar = Progress(len(sample), f"held-out {args.variant}")
+        for n in sample:
+            t = totals.setdefault(grades[n], {"deals": 0.0, **{p: 0.0 for p in PLAYERS}})
+            t["deals"] += 1
+            for player, rate in held_out(args.variant, n, args.runs).items():
+                t[player] += rate
+            bar.update(1)
+        bar.close()
+        for grade in ("easy", "medium", "hard"):
+            t = totals.get(grade, {"deals": 0.0})
+            k = t["deals"]
+            evidence[grade] = {
+                "deals": int(k),
+                **{p: round(t[p] / k, 4) if k else 0.0 for p in PLAYERS},
+            }
+    data["grading"]["evidence"] = evidence
+    data["grading"]["held_out_every"] = args.held_out_every
+    save_catalog_file(path, data)
+    counts = {g: sum(1 for x in grades.values() if x == g) for g in ("easy", "medium", "hard")}
+    print(f"{path}: {len(grades)} deals graded {counts}, thresholds {cuts}")
+    if evidence:
+        print(f"held-out win rates (seeds from {HELD_OUT_SEED}):")
+        print("| grade | deals | " + " | ".join(PLAYERS) + " |")
+        for grade, e in evidence.items():
+            rates = " | ".join(f"{100 * e[p]:.1f}%" for p in PLAYERS)
+            print(f"| {grade} | {e['deals']} | {rates} |")
     return 0
 
 
@@ -124,6 +202,30 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--number", type=int)
     g.add_argument("--deal", type=str)
     s.set_defaults(func=_cmd_solve)
+
+    gr = sub.add_parser("grade", help="grade the catalogued deals easy, medium or hard")
+    gr.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+    gr.add_argument("--runs", type=int, default=RUNS, help="seeded games per player and deal")
+    gr.add_argument("--out", type=str, default=None, help="catalog file (default: shipped)")
+    gr.add_argument(
+        "--no-held-out",
+        dest="held_out",
+        action="store_false",
+        help="skip the held-out evidence (win rates per grade on fresh seeds)",
+    )
+    gr.add_argument(
+        "--held-out-every",
+        type=int,
+        default=1,
+        metavar="K",
+        help="held-out evidence on every K-th graded deal only (default: all)",
+    )
+    gr.add_argument(
+        "--reuse-measures",
+        action="store_true",
+        help="keep the stored measures of deals already measured with the same --runs",
+    )
+    gr.set_defaults(func=_cmd_grade)
 
     for name, func, budget in (
         ("build-catalog", _cmd_build_catalog, 2.0),
