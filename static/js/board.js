@@ -9,7 +9,7 @@
 (() => {
   "use strict";
 
-  let sel = null;          // {col, idx} of the picked-up card
+  let sel = null;          // {col, idx} of the picked-up card; {pile, idx} for a reserve or cell card
   let focusAfter = null;   // column to focus after the next swap (keyboard drops)
   let landing = null;      // {col, from} cards to animate after the next swap
   let drag = null;         // drag state
@@ -20,6 +20,8 @@
   const $$ = (s, r = document) => Array.from(r.querySelectorAll(s));
   const board = () => $("#board");
   const colEl = (c) => $("#col-" + c);
+  const ncols = () => +((board() && board().dataset.ncols) || 7);
+  const cellEl = (k) => $("#cell-" + k);
 
   function say(text) {
     const m = $("#message");
@@ -34,7 +36,7 @@
   // ---------------------------------------------------------------- selection
   function clearSel() {
     $$(".card.sel").forEach((e) => e.classList.remove("sel"));
-    $$(".col.src, .col.kb-target").forEach((e) => e.classList.remove("src", "kb-target"));
+    $$(".col.src, .col.kb-target, .pile.src").forEach((e) => e.classList.remove("src", "kb-target"));
     const b = board();
     if (b) b.classList.remove("picking");
     sel = null;
@@ -42,6 +44,14 @@
 
   function select(a) {
     clearSel();
+    if (a.dataset.pile) {
+      sel = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      a.classList.add("sel");
+      a.parentElement.classList.add("src");
+      board().classList.add("picking");
+      say("Picked up the " + cardName(a).split(",")[0] + ": now choose the column it goes to.");
+      return;
+    }
     const col = +a.dataset.col, idx = +a.dataset.idx;
     sel = { col, idx };
     a.classList.add("sel");
@@ -52,21 +62,37 @@
         ": now choose the column it goes to.");
   }
 
+  // Fill in the picked-up card (column card, or reserve/cell card) and the target, then submit.
+  function submitMove(name, value) {
+    const b = board();
+    if (sel.pile) {
+      b.elements.from_column.value = sel.idx;
+      b.elements.from_index.value = 0;
+    } else {
+      b.elements.from_column.value = sel.col;
+      b.elements.from_index.value = sel.idx;
+    }
+    if (b.elements.from_pile) b.elements.from_pile.value = sel.pile || "column";
+    $$("input[data-to]", b).forEach((e) => e.remove());
+    const t = document.createElement("input");
+    t.type = "hidden"; t.name = name; t.dataset.to = "1"; t.value = value;
+    b.appendChild(t);
+    b.requestSubmit();
+  }
+
   function drop(col) {
     const b = board();
     if (!sel || !b) return;
-    if (col === sel.col) { clearSel(); say("Put back."); return; }
-    b.elements.from_column.value = sel.col;
-    b.elements.from_index.value = sel.idx;
-    let t = b.querySelector("input[data-to]");
-    if (!t) {
-      t = document.createElement("input");
-      t.type = "hidden"; t.name = "to_column"; t.dataset.to = "1";
-      b.appendChild(t);
-    }
-    t.value = col;
+    if (!sel.pile && col === sel.col) { clearSel(); say("Put back."); return; }
     landing = { col, from: colEl(col).querySelectorAll(".card").length };
-    b.requestSubmit();
+    submitMove("to_column", col);
+  }
+
+  function dropCell(k) {
+    const b = board();
+    if (!sel || !b) return;
+    if (sel.pile === "cell" && sel.idx === k) { clearSel(); say("Put back."); return; }
+    submitMove("to_cell", k);
   }
 
   // ---------------------------------------------------------------- clicks
@@ -80,10 +106,23 @@
     }
     const card = ev.target.closest("a.card");
     const col = ev.target.closest(".col");
+    const cell = ev.target.closest(".cell-slot");
+    if (cell) {
+      ev.preventDefault();
+      if (sel) dropCell(+cell.dataset.idx);
+      else say("Choose a face-up card first: a column's exposed card may go into an empty cell.");
+      return;
+    }
+    if (card && card.dataset.pile) {
+      ev.preventDefault();
+      if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say("Put back."); return; }
+      select(card);
+      return;
+    }
     if (card) {
       ev.preventDefault();
       const c = +card.dataset.col, i = +card.dataset.idx;
-      if (sel && c !== sel.col) { drop(c); return; }
+      if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); return; }
       select(card);
       return;
@@ -113,7 +152,7 @@
     const over = columnAt(ev.clientX, ev.clientY);
     if (over !== drag.over) {
       if (drag.over) drag.over.classList.remove("drag-over");
-      if (over && +over.dataset.col !== +drag.card.dataset.col) over.classList.add("drag-over");
+      if (over && over !== drag.card.closest(".col, .pile")) over.classList.add("drag-over");
       drag.over = over;
     }
   }, { passive: false });
@@ -154,6 +193,8 @@
     if (ghost) ghost.style.display = "none";
     const el = document.elementFromPoint(x, y);
     if (ghost) ghost.style.display = "";
+    const pile = el && el.closest && el.closest("#board .pile.cell");
+    if (pile) return pile;
     let col = el && el.closest && el.closest("#board .col");
     if (!col) {
       // Below a short column still counts as that column.
@@ -173,7 +214,8 @@
     d.card.classList.remove("dragging");
     if (d.over) d.over.classList.remove("drag-over");
     const target = cancel || !ev ? null : columnAt(ev.clientX, ev.clientY);
-    if (target && +target.dataset.col !== sel.col) drop(+target.dataset.col);
+    if (target && target.dataset.pile === "cell") dropCell(+target.dataset.idx);
+    else if (target && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) drop(+target.dataset.col);
     else { clearSel(); say("Put back."); }
   }
   document.addEventListener("pointerup", (ev) => endDrag(ev, false));
@@ -208,6 +250,15 @@
     const inBoard = board() && board().contains(t);
     const key = ev.key;
 
+    if (inBoard && (key === "ArrowLeft" || key === "ArrowRight") && t.closest(".pile")) {
+      // Along the reserves and cells, then on to the first column.
+      ev.preventDefault();
+      const stops = $$("#piles a.card, #piles .cell-slot");
+      const j = stops.indexOf(t) + (key === "ArrowLeft" ? -1 : 1);
+      if (j >= 0 && j < stops.length) stops[j].focus();
+      else focusColumn(j < 0 ? ncols() - 1 : 0, "last");
+      return;
+    }
     if (inBoard && (key === "ArrowLeft" || key === "ArrowRight" || key === "ArrowUp" || key === "ArrowDown")) {
       const here = t.closest(".col");
       if (!here) return;
@@ -215,9 +266,15 @@
       const c = +here.dataset.col;
       if (key === "ArrowLeft" || key === "ArrowRight") {
         const step = key === "ArrowLeft" ? -1 : 1;
+        const stops = $$("#piles a.card, #piles .cell-slot");
+        if (stops.length && ((c === 0 && step < 0) || (c === ncols() - 1 && step > 0))) {
+          stops[step < 0 ? stops.length - 1 : 0].focus();
+          return;
+        }
+        const N = ncols();
         let n = c;
-        for (let k = 0; k < 7; k++) {
-          n = (n + step + 7) % 7;
+        for (let k = 0; k < N; k++) {
+          n = (n + step + N) % N;
           if (focusables(n).length) break;
         }
         focusColumn(n, "last");
@@ -229,6 +286,11 @@
       }
       return;
     }
+    if (inBoard && (key === "Enter" || key === " ") && t.matches(".cell-slot")) {
+      ev.preventDefault();
+      t.click();
+      return;
+    }
     if (inBoard && key === " " && t.matches("a.card")) {
       ev.preventDefault();
       t.click();
@@ -236,7 +298,7 @@
     }
     if (inBoard && key === "Enter" && t.matches("a.card")) {
       // Links activate on Enter natively; remember the column for focus after a drop.
-      if (sel && +t.dataset.col !== sel.col) focusAfter = +t.dataset.col;
+      if (sel && t.dataset.col !== undefined && (sel.pile || +t.dataset.col !== sel.col)) focusAfter = +t.dataset.col;
       return;
     }
     if (inBoard && (key === "Enter" || key === " ") && t.matches(".slot")) {
@@ -332,7 +394,7 @@
   function init() {
     // A card chosen through the page address (?select=, the no-JavaScript way) stays chosen.
     const s = $("#board a.card.sel");
-    if (s) sel = { col: +s.dataset.col, idx: +s.dataset.idx };
+    if (s) sel = s.dataset.pile ? { pile: s.dataset.pile, idx: +s.dataset.idx } : { col: +s.dataset.col, idx: +s.dataset.idx };
     startClock();
     showCopy();
   }
