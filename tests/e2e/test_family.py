@@ -45,8 +45,9 @@ def _fits(page: Page) -> dict[str, Any]:
             """() => {
               const cols = Array.from(document.querySelectorAll('#board .col'));
               const piles = Array.from(document.querySelectorAll('#piles .pile'));
-              const right = Math.max(...cols.concat(piles).map(c => c.getBoundingClientRect().right));
-              const left = Math.min(...cols.concat(piles).map(c => c.getBoundingClientRect().left));
+              const boxes = cols.concat(piles).map(c => c.getBoundingClientRect());
+              const right = Math.max(...boxes.map(b => b.right));
+              const left = Math.min(...boxes.map(b => b.left));
               const w = cols.map(c => c.getBoundingClientRect().width);
               return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
                       right, left, cols: cols.length, minWidth: Math.min(...w)};
