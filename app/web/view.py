@@ -107,6 +107,7 @@ class BoardView:
     runs_needed: int = 4
     ncols: int = 7
     decks: int = 1
+    has_stock: bool = True  # False: the variant deals no stock at all
     hints: list[HintView] | None = None
     hint_deal: bool = False
     error: str | None = None
@@ -347,6 +348,7 @@ def board_view(
         runs_needed=view.runs_needed,
         ncols=len(view.columns),
         decks=v.decks if v else 1,
+        has_stock=bool(v.stock) if v else True,
     )
 
 

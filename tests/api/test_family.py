@@ -442,3 +442,16 @@ def test_multi_deck_deal_strings_are_stored_whole_and_replay(
     after = p.get(f"/api/games/{g['id']}").json()
     assert after["columns"] == local.public_view().columns
     assert len(after["columns"]) == get_variant(variant).columns
+
+
+def test_a_won_game_has_no_hints_and_cannot_deal(app: FastAPI) -> None:
+    from tests.support.api_client import KNOWN_WIN
+
+    p = Player(app)
+    g = p.new_game(deal=KNOWN_WIN["deal"])
+    for action in KNOWN_WIN["line"]:
+        r = p.apply(g["id"], action)
+        assert r.status_code == 200, r.text
+    assert r.json()["status"] == "won"
+    hints = p.get(f"/api/games/{g['id']}/hints").json()
+    assert hints["moves"] == [] and hints["can_deal"] is False
