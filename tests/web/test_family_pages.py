@@ -154,3 +154,16 @@ def test_cells_by_form_post_in_and_out_and_a_refusal_changes_nothing(browser: Br
     assert r.status_code == 422
     assert "cell" in r.text
     assert version_of(browser.get(f"/games/{gid}").text) == version_of(page)
+
+
+def test_a_challenge_on_a_three_deck_deal_is_stored_whole_and_played(app: FastAPI) -> None:
+    me, friend = Browser(app), Browser(app)
+    gid = me.new_game("triple-scorpion", deal_number=8)
+    r = me.post(f"/games/{gid}/challenge")
+    assert r.status_code == 303, r.text
+    link = r.headers["location"]
+    assert friend.get(link).status_code == 200
+    r = friend.post(link + "/play")
+    assert r.status_code == 303, r.text
+    html = friend.get(r.headers["location"]).text
+    _assert_board(html, Game.new("triple-scorpion", deal_from_number(8, "triple-scorpion")))
