@@ -397,3 +397,75 @@ def describe_change(
         else:
             parts.append(f"All {after.runs_needed} runs are complete: you won!")
     return " ".join(p for p in parts if p)
+
+
+RANK_ORDER = "A23456789TJQK"
+RED = "HD"
+
+
+def _fits(code: str, top: str, alternate: bool) -> bool:
+    """May ``code`` (leading a group) land on the exposed ``top``? (RULES.md: one rank higher,
+    the same suit, or in alternate colours the other colour.)"""
+    if RANK_ORDER.index(code[0]) + 1 != RANK_ORDER.index(top[0]):
+        return False
+    if alternate:
+        return (code[1] in RED) != (top[1] in RED)
+    return code[1] == top[1]
+
+
+def legal_targets(view: PublicView, empty_any: bool) -> str:
+    """Every face-up card's legal, useful destinations, from the public view alone.
+
+    Mirrors the engine's moves for every variant (same suit or alternate colours; a King, or
+    any card where the variant allows it, into an empty column; moving a whole column into an
+    empty one only while the stock is still to be dealt and one of the two columns is among
+    those the deal reaches). A card is keyed ``col.idx``; a reserve card ``rK``, a free cell's
+    card ``fK``. Destinations are column numbers, or ``fK`` for the empty free cell K (only the
+    exposed card of a column goes there). Items are separated by spaces:
+    ``"3.4:0,6 r0:2 6.4:f1,f2"``. Face-down cards have no entry and reveal nothing.
+    """
+    if view.status == "won":
+        return ""
+    v = get_variant(view.variant) if view.variant in ALL_VARIANTS else None
+    alternate = bool(v and v.alternate)
+    stock_reach = (v.stock if v else 3) if view.stock else 0
+    tops = [col[-1] if col and col[-1] else None for col in view.columns]
+    empties = [t for t, col in enumerate(view.columns) if not col]
+    free_cells = [f"f{k}" for k, c in enumerate(view.cells) if c is None]
+
+    def onto(code: str, src: int | None) -> list[str]:
+        out = []
+        for t, top in enumerate(tops):
+            if t != src and top and _fits(code, top, alternate):
+                out.append(str(t))
+        return out
+
+    items: list[str] = []
+    for c, col in enumerate(view.columns):
+        for i, code in enumerate(col):
+            if not code:
+                continue
+            ts = onto(code, c)
+            if empty_any or code[0] == "K":
+                for t in empties:
+                    if i == 0 and not (c < stock_reach or t < stock_reach):
+                        continue  # a whole column into an empty one changes nothing
+                    ts.append(str(t))
+            if i == len(col) - 1:
+                ts += free_cells
+            if ts:
+                items.append(f"{c}.{i}:" + ",".join(sorted(ts, key=_target_order)))
+    for prefix, slots in (("r", view.reserves), ("f", view.cells)):
+        for k, code in enumerate(slots):
+            if not code:
+                continue
+            ts = onto(code, None)
+            if empty_any or code[0] == "K":
+                ts += [str(t) for t in empties]
+            if ts:
+                items.append(f"{prefix}{k}:" + ",".join(sorted(ts, key=_target_order)))
+    return " ".join(items)
+
+
+def _target_order(t: str) -> tuple[int, int]:
+    return (1, int(t[1:])) if t.startswith("f") else (0, int(t))
