@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: run test lint bench bench-load bench-solver bench-sse venv
+.PHONY: run test lint bench bench-load bench-solver bench-sse bench-ui venv
 
 # The venv, made with $(PYTHON) (>= 3.11); on Debian python3-venv is installed first if missing.
 $(PY):
@@ -57,3 +57,9 @@ bench-solver: $(PY)
 bench-sse: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_sse --streams $(or $(STREAMS),200) $(if $(SQLITE),--sqlite,)
+
+# The board in Chromium: click-to-paint of a move (one-tap, htmx swap, motion started), p50 and
+# p95 over 50 moves on loopback (fresh SQLite, one worker). MOBILE=1: 360x640 with touch.
+bench-ui: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.bench_ui --moves $(or $(MOVES),50) $(if $(MOBILE),--mobile,)

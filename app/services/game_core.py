@@ -32,6 +32,7 @@ def game_state(row: Any, game: Game | None = None) -> GameState:
         game = Game.from_snapshot(row.snapshot)
     return GameState(
         view=game.public_view(),
+        moves=tuple(game.hints()),
         stuck=game.stuck,
         can_deal=game.can_deal,
         abandoned=row.abandoned_at is not None,

@@ -29,6 +29,9 @@ class GameState:
     finished_at: datetime | None
     race_id: str | None = None  # set when the game plays a shared deal (daily, challenge)
     difficulty: str | None = None  # the grade of a winnable deal asked for by difficulty
+    # The legal, useful moves now (the engine's hints: public, they name no hidden card), for
+    # the page's one-tap moves. Empty for a won game.
+    moves: tuple[Move, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

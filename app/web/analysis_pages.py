@@ -37,6 +37,7 @@ from app.web.rendering import (
     int_or_none,
     is_htmx,
     not_found,
+    refusal_message,
     render,
     see_other,
     templates,
@@ -191,10 +192,10 @@ async def _ask(
         current = await run_in_threadpool(services.get_game, db, player, game_id)
         return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
     except ServiceError as exc:
+        if htmx:
+            return refusal_message(request, csrf_token, exc.message)
         current = await run_in_threadpool(services.get_game, db, player, game_id)
         ctx = board_context(request, csrf_token, current, error=exc.message)
-        if htmx:
-            return render(request, "play.html", ctx, status_code=422, block="message_text")
         return render(request, "play.html", ctx, status_code=422)
     if htmx:
         return _answer_page(

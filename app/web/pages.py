@@ -43,6 +43,7 @@ from app.web.rendering import (
     int_or_none,
     is_htmx,
     not_found,
+    refusal_message,
     render,
     see_other,
 )
@@ -195,9 +196,7 @@ def _after_action(
         return conflict_page(request, csrf_token, current, exc.message, htmx=is_htmx(request))
     except ServiceError as exc:
         if is_htmx(request):
-            ctx = base_context(request, csrf_token, "play")
-            ctx["b"] = {"error": exc.message}
-            return render(request, "play.html", ctx, status_code=422, block="message_text")
+            return refusal_message(request, csrf_token, exc.message)
         current = services.get_game(db, player, game_id)
         ctx = board_context(request, csrf_token, current, error=exc.message)
         return render(request, "play.html", ctx, status_code=422)

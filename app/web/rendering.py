@@ -199,12 +199,28 @@ def board_context(
         sel=sel,
         hints=hints,
         sel_pile=sel_pile,
+        moves=state.moves,
     )
     b.error = error
     b.notice = notice
+    # A shared deal whose number is hidden is the daily deal (the number shows once the day
+    # is over): the page names it so, never "custom".
+    b.daily = state.race_id is not None and state.deal_number is None
     ctx = base_context(request, csrf_token, "play")
     ctx["b"] = b
     return ctx
+
+
+def refusal_message(request: Request, csrf_token: str, message: str) -> Response:
+    """A refused action, answered to htmx: 200 and the reason, routed to the message line (a
+    browser logs every 4xx as a failed request). The JSON API and the page without htmx
+    keep their 422."""
+    ctx = base_context(request, csrf_token, "play")
+    ctx["b"] = {"error": message}
+    response = render(request, "play.html", ctx, block="message_text")
+    response.headers["HX-Retarget"] = "#message"
+    response.headers["HX-Reswap"] = "innerHTML"
+    return response
 
 
 def conflict_page(
@@ -218,7 +234,11 @@ def conflict_page(
         error="This game changed in another tab or window; here is where it stands now. "
         f"({message})",
     )
-    return render(request, "play.html", ctx, status_code=409, block="game" if htmx else None)
+    # htmx asked and got its answer, the board as it stands: 200 (a browser logs every 4xx as
+    # a failed request). The JSON API and the page without htmx keep their 409.
+    if htmx:
+        return render(request, "play.html", ctx, block="game")
+    return render(request, "play.html", ctx, status_code=409)
 
 
 # -- error pages ------------------------------------------------------------------------------

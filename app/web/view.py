@@ -7,6 +7,7 @@ out, what an action did (the move, a revealed card, a removed suit, the win).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -112,6 +113,47 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
+    # Where each face-up card may go now, for one-tap moves: "col.idx:to,to col.idx:to".
+    targets: str = ""
+    # A shared deal whose number stays hidden while its day runs: today's daily deal.
+    daily: bool = False
+
+
+def move_key(m: Move) -> str:
+    """The page's name of the card a move picks up: ``col.idx``, or ``rK`` / ``fK`` for the
+    card of reserve K or free cell K."""
+    if m.from_pile == "reserve":
+        return f"r{m.from_column}"
+    if m.from_pile == "cell":
+        return f"f{m.from_column}"
+    return f"{m.from_column}.{m.from_index}"
+
+
+def move_dest(m: Move) -> str:
+    """The page's name of a move's destination: a column number, or ``fK`` for free cell K."""
+    return f"f{m.to_column}" if m.to_pile == "cell" else str(m.to_column)
+
+
+def move_code(m: Move) -> str:
+    """A move for the page's hint: ``"c.i.t"``; ``"r0.0.t"`` / ``"f1.0.t"`` from a reserve or
+    a cell; ``"c.i.fK"`` into free cell K."""
+    frm = move_key(m)
+    return f"{frm}.{move_dest(m)}" if "." in frm else f"{frm}.0.{move_dest(m)}"
+
+
+def encode_targets(moves: Iterable[Move]) -> str:
+    """The legal moves as the page's one-tap targets: ``"key:to,to"`` items separated by
+    spaces, one per card that can move (``move_key``, ``move_dest``: reserve and cell cards
+    and free cells too). The engine's moves name only face-up cards, so nothing hidden is
+    told."""
+    out: dict[str, list[str]] = {}
+    for m in moves:
+        out.setdefault(move_key(m), []).append(move_dest(m))
+
+    def order(t: str) -> tuple[int, int]:
+        return (1, int(t[1:])) if t.startswith("f") else (0, int(t))
+
+    return " ".join(f"{k}:{','.join(sorted(set(ts), key=order))}" for k, ts in sorted(out.items()))
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
@@ -162,6 +204,7 @@ def with_rest(n: int) -> str:
 class HintView:
     short: str  # "7♦ 5→2": what the eye reads
     long: str  # the same in words, for screen readers
+    move: str = ""  # "col.idx.to": the move itself, for the page to draw and play it
 
 
 PILE_SHORT = {"column": "", "reserve": "R", "cell": "F"}
@@ -232,6 +275,7 @@ def board_view(
     sel: tuple[int, int] | None = None,
     hints: list[Move] | None = None,
     sel_pile: tuple[str, int] | None = None,
+    moves: Iterable[Move] = (),
 ) -> BoardView:
     v = get_variant(variant) if variant in ALL_VARIANTS else None
     hint_src = {(m.from_column, m.from_index) for m in hints or [] if m.from_pile == "column"}
@@ -338,7 +382,14 @@ def board_view(
         hidden=hidden,
         sel=sel,
         selected_label=selected_label,
-        hints=[HintView(short_move(view, m), describe_move(view, m)) for m in hints]
+        hints=[
+            HintView(
+                short_move(view, m),
+                describe_move(view, m),
+                move_code(m),
+            )
+            for m in hints
+        ]
         if hints is not None
         else None,
         hint_deal=hints is not None and can_deal,
@@ -349,6 +400,7 @@ def board_view(
         ncols=len(view.columns),
         decks=v.decks if v else 1,
         has_stock=bool(v.stock) if v else True,
+        targets=encode_targets(moves),
     )
 
 
@@ -397,75 +449,3 @@ def describe_change(
         else:
             parts.append(f"All {after.runs_needed} runs are complete: you won!")
     return " ".join(p for p in parts if p)
-
-
-RANK_ORDER = "A23456789TJQK"
-RED = "HD"
-
-
-def _fits(code: str, top: str, alternate: bool) -> bool:
-    """May ``code`` (leading a group) land on the exposed ``top``? (RULES.md: one rank higher,
-    the same suit, or in alternate colours the other colour.)"""
-    if RANK_ORDER.index(code[0]) + 1 != RANK_ORDER.index(top[0]):
-        return False
-    if alternate:
-        return (code[1] in RED) != (top[1] in RED)
-    return code[1] == top[1]
-
-
-def legal_targets(view: PublicView, empty_any: bool) -> str:
-    """Every face-up card's legal, useful destinations, from the public view alone.
-
-    Mirrors the engine's moves for every variant (same suit or alternate colours; a King, or
-    any card where the variant allows it, into an empty column; moving a whole column into an
-    empty one only while the stock is still to be dealt and one of the two columns is among
-    those the deal reaches). A card is keyed ``col.idx``; a reserve card ``rK``, a free cell's
-    card ``fK``. Destinations are column numbers, or ``fK`` for the empty free cell K (only the
-    exposed card of a column goes there). Items are separated by spaces:
-    ``"3.4:0,6 r0:2 6.4:f1,f2"``. Face-down cards have no entry and reveal nothing.
-    """
-    if view.status == "won":
-        return ""
-    v = get_variant(view.variant) if view.variant in ALL_VARIANTS else None
-    alternate = bool(v and v.alternate)
-    stock_reach = (v.stock if v else 3) if view.stock else 0
-    tops = [col[-1] if col and col[-1] else None for col in view.columns]
-    empties = [t for t, col in enumerate(view.columns) if not col]
-    free_cells = [f"f{k}" for k, c in enumerate(view.cells) if c is None]
-
-    def onto(code: str, src: int | None) -> list[str]:
-        out = []
-        for t, top in enumerate(tops):
-            if t != src and top and _fits(code, top, alternate):
-                out.append(str(t))
-        return out
-
-    items: list[str] = []
-    for c, col in enumerate(view.columns):
-        for i, code in enumerate(col):
-            if not code:
-                continue
-            ts = onto(code, c)
-            if empty_any or code[0] == "K":
-                for t in empties:
-                    if i == 0 and not (c < stock_reach or t < stock_reach):
-                        continue  # a whole column into an empty one changes nothing
-                    ts.append(str(t))
-            if i == len(col) - 1:
-                ts += free_cells
-            if ts:
-                items.append(f"{c}.{i}:" + ",".join(sorted(ts, key=_target_order)))
-    for prefix, slots in (("r", view.reserves), ("f", view.cells)):
-        for k, code in enumerate(slots):
-            if not code:
-                continue
-            ts = onto(code, None)
-            if empty_any or code[0] == "K":
-                ts += [str(t) for t in empties]
-            if ts:
-                items.append(f"{prefix}{k}:" + ",".join(sorted(ts, key=_target_order)))
-    return " ".join(items)
-
-
-def _target_order(t: str) -> tuple[int, int]:
-    return (1, int(t[1:])) if t.startswith("f") else (0, int(t))

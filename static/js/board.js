@@ -1,31 +1,47 @@
 /* Scorpion: the little JavaScript HTML cannot do by itself.
  *
- * Click-to-move, drag and drop, keyboard play and shortcuts, the running clock and the share
- * link's copy button. Every action is still the server-rendered <form> of the page: this file
- * only fills in which card and which column, then submits that form (htmx swaps the answer in;
- * without htmx the browser posts it and follows the 303 like any form).
- * It never knows more than the page shows: columns and positions, never a hidden card.
+ * One-tap and click-to-move, drag and drop, keyboard play and shortcuts, fitting long columns
+ * to the screen, the motion of the cards (FLIP with the Web Animations API), one hint at a
+ * time, the confirmation before giving up a game, the running clock and the share link's copy
+ * button. Every action is still the server-rendered <form> of the page: this file only fills
+ * in which card and which column, then submits that form (htmx swaps the answer in; without
+ * htmx the browser posts it and follows the 303 like any form).
+ * It never knows more than the page shows: face-up cards, columns and positions, and the
+ * legal destinations the server lists for face-up cards; never a hidden card.
  */
 (() => {
   "use strict";
 
   let sel = null;          // {col, idx} of the picked-up card; {pile, idx} for a reserve or cell card
   let focusAfter = null;   // column to focus after the next swap (keyboard drops)
-  let landing = null;      // {col, from} cards to animate after the next swap
   let drag = null;         // drag state
   let suppressClick = false;
-  let newPending = 0;      // time of the first "N" press
+  let snap = null;         // card positions before a swap (for the motion)
+  let hintIdx = 0;         // which of the listed hints is shown
+  let hintVersion = null;  // the game version the listed hints belong to
 
   const $ = (s, r = document) => r.querySelector(s);
   const $$ = (s, r = document) => Array.from(r.querySelectorAll(s));
   const board = () => $("#board");
   const colEl = (c) => $("#col-" + c);
   const ncols = () => +((board() && board().dataset.ncols) || 7);
-  const cellEl = (k) => $("#cell-" + k);
+  // A destination: a column number, or "fK" for the free cell K (the family).
+  const destEl = (t) => (String(t)[0] === "f" ? $("#cell-" + String(t).slice(1)) : colEl(t));
+  const pileKey = (a) => (a.dataset.pile === "reserve" ? "r" : "f") + a.dataset.idx;
+  const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const DUR = 220;
+  const EASE = "cubic-bezier(.2, .7, .3, 1)";
 
-  function say(text) {
+  // The screen-reader line; visible only for what the eye needs too.
+  function say(text, visible) {
     const m = $("#message");
-    if (m) m.textContent = text;
+    if (!m) return;
+    m.textContent = "";
+    if (!text) return;
+    const s = document.createElement("span");
+    s.className = visible ? "say" : "sr";
+    s.textContent = text;
+    m.appendChild(s);
   }
 
   function cardName(a) {
@@ -33,10 +49,37 @@
     return s ? s.textContent : "card";
   }
 
+  function version() {
+    const g = $("#game-head");
+    return g ? g.dataset.version : null;
+  }
+
+  // ---------------------------------------------------------------- legal destinations
+  // Destinations of a column card (c, i) or of a pile card (key "r0", "f1"): column numbers,
+  // and "fK" for an empty free cell.
+  function targetsOf(c, i) {
+    const f = $("#board-fields");
+    const list = f ? (f.dataset.targets || "").split(" ") : [];
+    const key = (i === undefined ? c : c + "." + i) + ":";
+    const item = list.find((x) => x.startsWith(key));
+    return item ? item.slice(key.length).split(",").map((t) => (t[0] === "f" ? t : +t)) : [];
+  }
+
+  function oneTap() {
+    try { return localStorage.getItem("scorpion.onetap") !== "off"; } catch (e) { return true; }
+  }
+
   // ---------------------------------------------------------------- selection
+  function clearMarks() {
+    $$(".hint-src, .hint-dst, .hint-pair, .hint-target").forEach((e) => {
+      e.classList.remove("hint-src", "hint-dst", "hint-pair", "hint-target");
+      delete e.dataset.hintTo;
+    });
+  }
+
   function clearSel() {
     $$(".card.sel").forEach((e) => e.classList.remove("sel"));
-    $$(".col.src, .col.kb-target, .pile.src").forEach((e) => e.classList.remove("src", "kb-target"));
+    $$(".col.src, .col.kb-target, .col.tap-target, .pile.src, .pile.tap-target, .pile.kb-target").forEach((e) => e.classList.remove("src", "kb-target", "tap-target"));
     const b = board();
     if (b) b.classList.remove("picking");
     sel = null;
@@ -44,11 +87,13 @@
 
   function select(a) {
     clearSel();
+    clearMarks();
     if (a.dataset.pile) {
       sel = { pile: a.dataset.pile, idx: +a.dataset.idx };
       a.classList.add("sel");
       a.parentElement.classList.add("src");
       board().classList.add("picking");
+      targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
       say("Picked up the " + cardName(a).split(",")[0] + ": now choose the column it goes to.");
       return;
     }
@@ -57,51 +102,90 @@
     a.classList.add("sel");
     colEl(col).classList.add("src");
     board().classList.add("picking");
+    targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
     say("Picked up the " + cardName(a) + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
         ": now choose the column it goes to.");
   }
 
-  // Fill in the picked-up card (column card, or reserve/cell card) and the target, then submit.
-  function submitMove(name, value) {
+  // from: a column number, or {pile, idx} for a reserve or cell card; to: a column number,
+  // or "fK" for the free cell K.
+  function submitMove(from, idx, to) {
     const b = board();
-    if (sel.pile) {
-      b.elements.from_column.value = sel.idx;
-      b.elements.from_index.value = 0;
-    } else {
-      b.elements.from_column.value = sel.col;
-      b.elements.from_index.value = sel.idx;
-    }
-    if (b.elements.from_pile) b.elements.from_pile.value = sel.pile || "column";
+    if (!b) return;
+    const pile = typeof from === "object" ? from.pile : "column";
+    b.elements.from_column.value = typeof from === "object" ? from.idx : from;
+    b.elements.from_index.value = typeof from === "object" ? 0 : idx;
+    if (b.elements.from_pile) b.elements.from_pile.value = pile;
     $$("input[data-to]", b).forEach((e) => e.remove());
     const t = document.createElement("input");
-    t.type = "hidden"; t.name = name; t.dataset.to = "1"; t.value = value;
+    const cell = String(to)[0] === "f";
+    t.type = "hidden"; t.name = cell ? "to_cell" : "to_column"; t.dataset.to = "1";
+    t.value = cell ? String(to).slice(1) : to;
     b.appendChild(t);
     b.requestSubmit();
   }
 
   function drop(col) {
-    const b = board();
-    if (!sel || !b) return;
+    if (!sel || !board()) return;
     if (!sel.pile && col === sel.col) { clearSel(); say("Put back."); return; }
-    landing = { col, from: colEl(col).querySelectorAll(".card").length };
-    submitMove("to_column", col);
+    if (sel.pile) submitMove(sel, 0, col);
+    else submitMove(sel.col, sel.idx, col);
   }
 
   function dropCell(k) {
-    const b = board();
-    if (!sel || !b) return;
+    if (!sel || !board()) return;
     if (sel.pile === "cell" && sel.idx === k) { clearSel(); say("Put back."); return; }
-    submitMove("to_cell", k);
+    if (sel.pile) submitMove(sel, 0, "f" + k);
+    else submitMove(sel.col, sel.idx, "f" + k);
+  }
+
+  // A tap on a card: play it at once when it has exactly one place to go, otherwise pick it
+  // up and light up where it may go.
+  function tapCard(a) {
+    if (a.dataset.pile) {
+      const from = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
+        const to = a.dataset.hintTo;
+        clearMarks();
+        submitMove(from, 0, to[0] === "f" ? to : +to);
+        return;
+      }
+      const ts = oneTap() ? targetsOf(pileKey(a)) : [];
+      if (ts.length === 1) { clearSel(); clearMarks(); submitMove(from, 0, ts[0]); return; }
+      select(a);
+      return;
+    }
+    const c = +a.dataset.col, i = +a.dataset.idx;
+    if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
+      // The hint shown: one tap plays it.
+      const to = a.dataset.hintTo;
+      clearMarks();
+      submitMove(c, i, to[0] === "f" ? to : +to);
+      return;
+    }
+    if (oneTap()) {
+      const ts = targetsOf(c, i);
+      if (ts.length === 1) {
+        clearSel(); clearMarks();
+        submitMove(c, i, ts[0]);
+        return;
+      }
+    }
+    select(a);
   }
 
   // ---------------------------------------------------------------- clicks
   document.addEventListener("click", (ev) => {
     if (suppressClick) { suppressClick = false; ev.preventDefault(); ev.stopPropagation(); return; }
+    const proxy = ev.target.closest && ev.target.closest("button[data-click]");
+    if (proxy) { const b = document.getElementById(proxy.dataset.click); if (b && !b.disabled) b.click(); return; }
     const b = board();
     if (!b || !b.contains(ev.target)) {
       const copy = ev.target.closest && ev.target.closest("button.copy");
       if (copy) copyLink(copy);
+      const more = $("#more");
+      if (more && more.open && !more.contains(ev.target)) more.open = false;
       return;
     }
     const card = ev.target.closest("a.card");
@@ -110,13 +194,14 @@
     if (cell) {
       ev.preventDefault();
       if (sel) dropCell(+cell.dataset.idx);
-      else say("Choose a face-up card first: a column's exposed card may go into an empty cell.");
+      else say("Choose a face-up card first: a column's exposed card may go into an empty cell.", true);
       return;
     }
     if (card && card.dataset.pile) {
       ev.preventDefault();
       if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say("Put back."); return; }
-      select(card);
+      if (sel) { select(card); return; }
+      tapCard(card);
       return;
     }
     if (card) {
@@ -124,13 +209,20 @@
       const c = +card.dataset.col, i = +card.dataset.idx;
       if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); return; }
-      select(card);
+      if (sel) { select(card); return; }
+      tapCard(card);
       return;
     }
     if (col && (ev.target.closest(".slot, .drop") || sel)) {
       ev.preventDefault();
       if (sel) drop(+col.dataset.col);
-      else say("Choose a face-up card first, then the column it goes to.");
+      else say("Choose a face-up card first, then the column it goes to.", true);
+    }
+  });
+
+  document.addEventListener("change", (ev) => {
+    if (ev.target && ev.target.id === "onetap-pref") {
+      try { localStorage.setItem("scorpion.onetap", ev.target.checked ? "on" : "off"); } catch (e) { /* private mode */ }
     }
   });
 
@@ -167,21 +259,19 @@
     g.className = "ghost";
     g.setAttribute("aria-hidden", "true");
     g.style.width = r.width + "px";
-    const col = a.parentElement;
-    const fan = getComputedStyle(a.nextElementSibling || a).marginTop;
     let el = a, first = true;
+    const fan = a.nextElementSibling ? getComputedStyle(a.nextElementSibling).marginTop : "0px";
     while (el) {
       if (el.classList.contains("card")) {
         const c = el.cloneNode(true);
         c.removeAttribute("id"); c.removeAttribute("href");
-        c.classList.remove("sel", "hint-src");
+        c.classList.remove("sel", "hint-src", "hint-pair");
         if (!first) c.style.marginTop = fan;
         first = false;
         g.appendChild(c);
       }
       el = el.nextElementSibling;
     }
-    g.style.setProperty("--n", col.style.getPropertyValue("--n"));
     document.body.appendChild(g);
     drag.ghost = g;
     a.classList.add("dragging");
@@ -210,14 +300,21 @@
     if (!d.on) return;
     suppressClick = true;
     setTimeout(() => { suppressClick = false; }, 0);
+    // The group lands from where the finger left it.
+    const gr = d.ghost.getBoundingClientRect();
     d.ghost.remove();
     d.card.classList.remove("dragging");
     if (d.over) d.over.classList.remove("drag-over");
     const target = cancel || !ev ? null : columnAt(ev.clientX, ev.clientY);
-    if (target && target.dataset.pile === "cell") dropCell(+target.dataset.idx);
-    else if (target && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) drop(+target.dataset.col);
-    else { clearSel(); say("Put back."); }
+    if (target && sel && target.dataset.pile === "cell") {
+      dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
+      dropCell(+target.dataset.idx);
+    } else if (target && sel && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) {
+      dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
+      drop(+target.dataset.col);
+    } else { clearSel(); say("Put back."); }
   }
+  let dragFrom = null;
   document.addEventListener("pointerup", (ev) => endDrag(ev, false));
   document.addEventListener("pointercancel", (ev) => endDrag(ev, true));
 
@@ -245,13 +342,13 @@
 
   document.addEventListener("keydown", (ev) => {
     const t = ev.target;
-    if (t.closest && t.closest("input, textarea, select, [contenteditable]")) return;
+    if (t.closest && t.closest("input, textarea, select, [contenteditable], dialog")) return;
     if (!$("#game")) return;
     const inBoard = board() && board().contains(t);
     const key = ev.key;
 
     if (inBoard && (key === "ArrowLeft" || key === "ArrowRight") && t.closest(".pile")) {
-      // Along the reserves and cells, then on to the first column.
+      // Along the reserves and cells, then on to the columns.
       ev.preventDefault();
       const stops = $$("#piles a.card, #piles .cell-slot");
       const j = stops.indexOf(t) + (key === "ArrowLeft" ? -1 : 1);
@@ -286,19 +383,24 @@
       }
       return;
     }
-    if (inBoard && (key === "Enter" || key === " ") && t.matches(".cell-slot")) {
+    if (inBoard && (key === " " || key === "Enter") && t.matches(".cell-slot")) {
       ev.preventDefault();
-      t.click();
+      if (sel) dropCell(+t.dataset.idx);
       return;
     }
-    if (inBoard && key === " " && t.matches("a.card")) {
+    if (inBoard && (key === " " || key === "Enter") && t.matches("a.card[data-pile]")) {
       ev.preventDefault();
-      t.click();
+      if (sel && sel.pile === t.dataset.pile && sel.idx === +t.dataset.idx) { clearSel(); say("Put back."); }
+      else select(t);
       return;
     }
-    if (inBoard && key === "Enter" && t.matches("a.card")) {
-      // Links activate on Enter natively; remember the column for focus after a drop.
-      if (sel && t.dataset.col !== undefined && (sel.pile || +t.dataset.col !== sel.col)) focusAfter = +t.dataset.col;
+    if (inBoard && (key === " " || key === "Enter") && t.matches("a.card")) {
+      // The keyboard always picks up and drops (no one-tap): the player chooses the column.
+      ev.preventDefault();
+      const c = +t.dataset.col, i = +t.dataset.idx;
+      if (sel && (sel.pile || c !== sel.col)) { focusAfter = c; drop(c); }
+      else if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); }
+      else select(t);
       return;
     }
     if (inBoard && (key === "Enter" || key === " ") && t.matches(".slot")) {
@@ -307,6 +409,7 @@
     }
     if (key === "Escape" && drag && drag.on) { endDrag(null, true); return; }
     if (key === "Escape" && sel) { clearSel(); say("Put back."); return; }
+    if (key === "Escape" && $("#more") && $("#more").open) { $("#more").open = false; $("#more-btn").focus(); return; }
 
     if (ev.altKey || ev.metaKey) return;
     const k = key.toLowerCase();
@@ -316,50 +419,302 @@
     }
     if (k === "z") clickIfEnabled("undo-btn");
     else if (k === "y") clickIfEnabled("redo-btn");
-    else if (k === "h") clickIfEnabled("hint-btn");
+    else if (k === "h") { if (!nextHint()) clickIfEnabled("hint-btn"); }
     else if (k === "d") clickIfEnabled("deal-btn");
-    else if (k === "n") {
-      const g = $("#game-head");
-      const playing = g && g.dataset.status === "playing" && +($("#moves") || {}).textContent > 0;
-      if (playing && Date.now() - newPending > 4000) {
-        newPending = Date.now();
-        say("Press N again to leave this game and start a new one.");
-        return;
-      }
-      clickIfEnabled("new-btn");
-    }
+    else if (k === "n") clickIfEnabled("new-btn"); // asks first, like the button
   });
 
+  // ---------------------------------------------------------------- hints: one at a time
+  function hintItems() { return $$("#message .hint-item[data-move]"); }
+
+  // The moves listed, then the deal if it is useful too: one suggestion at a time.
+  let hintDeal = false;
+  function showHint(k) {
+    const items = hintItems();
+    if (!items.length) return;
+    clearMarks();
+    const n = items.length + (hintDeal ? 1 : 0);
+    hintIdx = ((k % n) + n) % n;
+    items.forEach((e, j) => { e.hidden = j !== hintIdx; });
+    const deal = $("#deal-btn");
+    if (hintIdx === items.length) { if (deal) deal.classList.add("hint-src"); return; }
+    // "c.i.t": column to column; a reserve or cell card "r0.0.t" / "f1.0.t"; into a cell "c.i.fK".
+    const [c, i, t] = items[hintIdx].dataset.move.split(".");
+    const a = c[0] === "r" ? $("#reserve-card-" + c.slice(1)) : c[0] === "f" ? $("#cell-card-" + c.slice(1)) : $("#c" + c + "-" + i);
+    if (a) { a.classList.add("hint-pair"); a.dataset.hintTo = t; }
+    const dst = destEl(t[0] === "f" ? t : +t);
+    if (dst) dst.classList.add("hint-target");
+  }
+  function hintsArrived() {
+    hintVersion = version();
+    hintDeal = !!$("#deal-btn.hint-src");
+    showHint(0);
+  }
+
+  function nextHint() {
+    if (!hintItems().length || hintVersion !== version()) return false;
+    showHint(hintIdx + 1);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- confirm before giving up
+  let confirmDlg = null;
+  function ask(text, yes, onYes) {
+    if (!confirmDlg) {
+      confirmDlg = document.createElement("dialog");
+      confirmDlg.className = "confirm-dlg";
+      confirmDlg.id = "confirm-dlg";
+      confirmDlg.setAttribute("aria-labelledby", "confirm-text");
+      confirmDlg.innerHTML = '<p id="confirm-text"></p><div class="win-actions">' +
+        '<button type="button" class="primary" id="confirm-no">Keep playing</button>' +
+        '<button type="button" class="danger" id="confirm-yes"></button></div>';
+      document.body.appendChild(confirmDlg);
+      $("#confirm-no", confirmDlg).addEventListener("click", () => confirmDlg.close());
+    }
+    $("#confirm-text", confirmDlg).textContent = text;
+    const y = $("#confirm-yes", confirmDlg);
+    y.textContent = yes;
+    y.onclick = () => { confirmDlg.close(); onYes(); };
+    confirmDlg.showModal();
+    $("#confirm-no", confirmDlg).focus();
+  }
+
+  document.addEventListener("submit", (ev) => {
+    const f = ev.target;
+    if (!f.matches || !f.matches("form[data-confirm]")) return;
+    if (f.dataset.confirmed === "1") { delete f.dataset.confirmed; return; }
+    const head = $("#game-head");
+    const playing = head ? head.dataset.status === "playing" : f.dataset.inProgress === "1";
+    if (!playing) return;
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1";
+    const what = daily ? "today's daily deal" : "the game";
+    const restart = f.dataset.confirm === "restart";
+    ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),
+        restart ? "Give up and restart" : "Give up and start a new game",
+        () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
+  }, true);
+
+  // ---------------------------------------------------------------- fitting long columns
+  // --avail: the room from the tableau's top to the bottom of the screen. When even the
+  // tightest fan (30% of a card's width shows its rank and suit) is too tall for a column,
+  // the tableau narrows (smaller cards) until every column's open card is on the screen.
+  function layout() {
+    const b = board();
+    if (!b) return;
+    const g = $("#game");
+    const firstCol = $(".col", b);
+    const top = (firstCol || b).getBoundingClientRect().top + window.scrollY;
+    const avail = Math.max(200, window.innerHeight - top - 8);
+    g.style.setProperty("--avail", avail + "px");
+    let need = 1.4;
+    $$(".col", b).forEach((c) => {
+      const n = c.querySelectorAll(".card").length;
+      if (!n) return;
+      const d = c.querySelectorAll(".card.down").length;
+      need = Math.max(need, 1.4 + 0.14 * d + 0.30 * Math.max(0, n - 1 - d) + 0.06);
+    });
+    const gap = parseFloat(getComputedStyle(b).columnGap) || 0;
+    const n = ncols();
+    const fit = n * (avail / need) + (n - 1) * gap;
+    b.style.setProperty("--fit-w", Math.floor(fit) + "px");
+  }
+  window.addEventListener("resize", layout);
+
+  // ---------------------------------------------------------------- motion (FLIP)
+  // Before a swap: where every card is. After it: each card keyed by its code (a face-down
+  // card by its place) travels from where it was; a newly turned card flips; dealt cards come
+  // from the stock; a completed run travels to the foundation row. Only transform and
+  // opacity move, nothing waits for the motion, and nothing moves under reduced motion.
+  const ratio = (a, b) => (a > 0 && b > 0 ? a / b : 1);
+  function rectOf(e) { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, width: r.width, height: r.height }; }
+
+  function takeSnap() {
+    const b = board();
+    if (!b) return null;
+    const s = { cards: new Map(), downs: new Map(), stock: null, slots: [], done: 0, stockN: 0 };
+    // The element itself: a card that leaves the board (a completed run) flies as it was.
+    $$("a.card[data-card]", b).forEach((e) => s.cards.set(e.dataset.card, { r: rectOf(e), el: e }));
+    $$(".card.down", b).forEach((e) => {
+      const c = e.closest(".col").dataset.col;
+      s.downs.set(c + ":" + Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e), rectOf(e));
+    });
+    const st = $("#deal-btn .pile");
+    if (st) s.stock = rectOf(st);
+    s.slots = $$(".foundation .fslot").map(rectOf);
+    s.done = $$(".foundation .fslot.done").length;
+    s.stockN = +(($("#deal-btn .n") || {}).textContent || 0);
+    if (dragFrom && s.cards.has(dragFrom.code)) {
+      const o = s.cards.get(dragFrom.code);
+      const dx = dragFrom.left - o.r.left, dy = dragFrom.top - o.r.top;
+      // The dragged group starts from the ghost.
+      s.dragShift = { code: dragFrom.code, dx, dy };
+    }
+    dragFrom = null;
+    return s;
+  }
+
+  function fly(clone, from, to, delay) {
+    const f = document.createElement("div");
+    f.className = "fly " + (clone.classList[1] || "");
+    f.setAttribute("aria-hidden", "true");
+    f.style.cssText = `left:${from.left}px;top:${from.top}px;width:${from.width}px;height:${from.height}px`;
+    const pic = clone.querySelector(".pic");
+    if (pic) f.appendChild(clone.isConnected ? pic.cloneNode(true) : pic);
+    document.body.appendChild(f);
+    const sx = ratio(to.width, from.width);
+    const a = f.animate([
+      { transform: "translate(0, 0) scale(1)", opacity: 1 },
+      { transform: `translate(${to.left - from.left}px, ${to.top - from.top}px) scale(${sx})`, opacity: .9 },
+    ], { duration: DUR + 60, delay, easing: EASE, fill: "both" });
+    a.onfinish = a.oncancel = () => f.remove();
+  }
+
+  function play(s) {
+    const b = board();
+    if (!s || !b || still()) return;
+    const seen = new Set();
+    const stockNow = +(($("#deal-btn .n") || {}).textContent || 0);
+    const dealt = stockNow < s.stockN;
+    let moved = 0;
+    // Read every position first, then start the animations (no layout between the two).
+    const cards = $$(".card", b).map((e) => [e, e.getBoundingClientRect()]);
+    cards.forEach(([e, now]) => {
+      const code = e.dataset.card;
+      const holder = e.closest(".col, .pile");
+      if (!holder) return;
+      const col = holder.dataset.col !== undefined ? holder.dataset.col : holder.id;
+      const idx = Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e);
+      if (!now.width) return;
+      let old = null;
+      if (code) { seen.add(code); const o = s.cards.get(code); if (o) old = o.r; }
+      else old = s.downs.get(col + ":" + idx) || null;
+      if (old) {
+        let dx = old.left - now.left, dy = old.top - now.top;
+        if (code && s.dragShift) {
+          // A dragged group: every card of it starts where the ghost was let go.
+          const o = s.cards.get(code);
+          const lead = s.cards.get(s.dragShift.code);
+          if (o && lead && o.r.left === lead.r.left && o.r.top >= lead.r.top) { dx += s.dragShift.dx; dy += s.dragShift.dy; }
+        }
+        if (Math.abs(dx) + Math.abs(dy) < 1) return;
+        moved++;
+        e.animate([
+          { transform: `translate(${dx}px, ${dy}px)`, zIndex: 5 },
+          { transform: "translate(0, 0)", zIndex: 5 },
+        ], { duration: DUR, easing: EASE });
+      } else if (code && s.downs.has(col + ":" + idx)) {
+        // Turned up where a face-down card lay: it flips.
+        e.animate([{ transform: "perspective(600px) rotateY(90deg)" }, { transform: "none" }], { duration: DUR, easing: "ease-out" });
+      } else if (code && dealt && s.stock) {
+        const delay = 40 * +col;
+        e.animate([
+          { transform: `translate(${s.stock.left - now.left}px, ${s.stock.top - now.top}px) scale(${ratio(s.stock.width, now.width)})`, zIndex: 5 },
+          { transform: "none", zIndex: 5 },
+        ], { duration: DUR + 40, delay, easing: EASE, fill: "backwards" });
+      } else if (code) {
+        // Back from the foundation row (undo of a completed run) or the stock (undo of a deal).
+        const from = s.slots[s.done - 1] || s.stock;
+        if (from) {
+          e.animate([
+            { transform: `translate(${from.left - now.left}px, ${from.top - now.top}px)`, opacity: .3, zIndex: 5 },
+            { transform: "none", opacity: 1, zIndex: 5 },
+          ], { duration: DUR, easing: EASE });
+        }
+      }
+    });
+    // Cards that left the tableau: a completed run to its slot, or dealt cards back to stock.
+    const doneNow = $$(".foundation .fslot.done").length;
+    const gone = [...s.cards.entries()].filter(([code]) => !seen.has(code));
+    if (gone.length) {
+      const slots = s.slots;
+      const to = doneNow > s.done ? slots[doneNow - 1] : s.stock;
+      if (to) gone.forEach(([, o], k) => fly(o.el, o.r, to, k * 12));
+    }
+    return moved;
+  }
+
+  // A fresh game (a new one or a restart): the cards fly out from the stock.
+  function dealIn() {
+    const st = $("#deal-btn .pile") || $("#deal-btn");
+    const fresh = version() === "1" && $("#game-head").dataset.status === "playing";
+    if (!fresh || !st || still() || !board()) return;
+    const from = st.getBoundingClientRect();
+    $$("#board .card").forEach((e) => {
+      const holder = e.closest(".col");
+      const col = holder ? +holder.dataset.col : 0;
+      const now = e.getBoundingClientRect();
+      if (!now.width) return;
+      e.animate([
+        { transform: `translate(${from.left - now.left}px, ${from.top - now.top}px) scale(${ratio(from.width, now.width)})` },
+        { transform: "none" },
+      ], { duration: DUR + 60, delay: col * 25, easing: EASE, fill: "backwards" });
+    });
+  }
+
   // ---------------------------------------------------------------- after each swap
+  document.addEventListener("htmx:before:swap", (ev) => {
+    const t = ev.target;
+    if (t && t.closest && t.closest("#race")) return;
+    if (!snap) snap = takeSnap();
+  });
+
+  let pending = false;
+  // A live race update also refreshes the other tables of the page that follow the race (the
+  // challenge page's side-by-side table and leaderboard), at most every half second.
+  let liveTimer = null;
+  function raceUpdated() {
+    if (liveTimer || !window.htmx) return;
+    liveTimer = setTimeout(() => {
+      liveTimer = null;
+      $$("[data-live-refresh]").forEach((e) => window.htmx.trigger(e, "race-update"));
+    }, 500);
+  }
+
+  document.addEventListener("htmx:sse:after:message", raceUpdated);
+
   document.addEventListener("htmx:after:swap", (ev) => {
     // A live race update (server-sent events, outside the game) must not drop a picked card.
     if (ev.target && ev.target.closest && ev.target.closest("#race")) return;
-    clearSel();
-    const b = board();
-    if (b) { const t = b.querySelector("input[data-to]"); if (t) t.remove(); }
-    if (landing) {
-      const col = colEl(landing.col);
-      if (col) $$(".card", col).slice(landing.from).forEach((e) => e.classList.add("landed"));
-      landing = null;
-    }
-    if (focusAfter !== null) {
-      const c = focusAfter; focusAfter = null;
-      focusColumn(c, "last");
-    }
-    startClock();
-    showCopy();
+    if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
+    if (pending) return;
+    pending = true;
+    // All the parts of one answer are in: fit, then move (before the next paint).
+    queueMicrotask(() => {
+      pending = false;
+      clearSel();
+      const b = board();
+      if (b) { const t = b.querySelector("input[data-to]"); if (t) t.remove(); }
+      layout();
+      const s = snap; snap = null;
+      play(s);
+      if (hintItems().length) hintsArrived();
+      if (focusAfter !== null) {
+        const c = focusAfter; focusAfter = null;
+        focusColumn(c, "last");
+      }
+      startClock();
+      showCopy();
+      const pref = $("#onetap-pref");
+      if (pref) pref.checked = oneTap();
+    });
   });
 
   // A new action makes the last hint's highlights stale (the answer re-draws only what changed).
-  document.addEventListener("htmx:before:request", () => {
-    $$(".hint-src, .hint-dst").forEach((e) => e.classList.remove("hint-src", "hint-dst"));
+  document.addEventListener("htmx:before:request", (ev) => {
+    const t = ev.target;
+    if (t && t.closest && t.closest("#race")) return;
+    clearMarks();
+    const more = $("#more");
+    if (more && more.contains(t)) more.open = false;
   });
 
   document.addEventListener("htmx:error", (ev) => {
     const ctx = ev.detail && ev.detail.ctx;
+    snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
-    say("The server could not be reached: nothing was changed. Try again.");
-    landing = null;
+    say("The server could not be reached: nothing was changed. Try again.", true);
   });
 
   // ---------------------------------------------------------------- clock and share link
@@ -386,8 +741,8 @@
   function copyLink(btn) {
     const url = btn.dataset.copy;
     navigator.clipboard.writeText(url).then(
-      () => { say("Share link copied: " + url); },
-      () => { say("Copy this link to share the deal: " + url); }
+      () => { say("Share link copied: " + url, true); },
+      () => { say("Copy this link to share the deal: " + url, true); }
     );
   }
 
@@ -395,6 +750,11 @@
     // A card chosen through the page address (?select=, the no-JavaScript way) stays chosen.
     const s = $("#board a.card.sel");
     if (s) sel = s.dataset.pile ? { pile: s.dataset.pile, idx: +s.dataset.idx } : { col: +s.dataset.col, idx: +s.dataset.idx };
+    const pref = $("#onetap-pref");
+    if (pref) pref.checked = oneTap();
+    layout();
+    if (hintItems().length) hintsArrived();
+    dealIn();
     startClock();
     showCopy();
   }

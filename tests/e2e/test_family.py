@@ -90,6 +90,8 @@ def test_a_reserve_card_moves_by_click(
     n, m = _deal_with("three-blind-mice", "reserve")
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.set_default_timeout(10_000)
+    # Pick up and drop (the one-tap setting off): one tap is checked below.
+    ctx.add_init_script("localStorage.setItem('scorpion.onetap', 'off')")
     problems = Problems()
     page = ctx.new_page()
     watch(page, problems)
@@ -120,6 +122,7 @@ def test_cells_out_and_in_by_click(
     n, m = _deal_with("how-they-run", "cell")
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.set_default_timeout(10_000)
+    ctx.add_init_script("localStorage.setItem('scorpion.onetap', 'off')")
     problems = Problems()
     page = ctx.new_page()
     watch(page, problems)
@@ -185,3 +188,23 @@ def test_a_reserve_card_moves_by_drag_and_a_cell_by_keyboard(
     finally:
         ctx.close()
     problems.check()
+
+
+def test_one_tap_plays_a_reserve_card_with_a_single_destination(
+    page: Page, server: LiveServer
+) -> None:
+    for n in range(1, 500):
+        game = Game.new("three-blind-mice", deal_from_number(n, "three-blind-mice"))
+        moves = [m for m in game.hints() if m.from_pile == "reserve"]
+        by_card: dict[int, list[Any]] = {}
+        for m in moves:
+            by_card.setdefault(m.from_column, []).append(m)
+        single = [ms[0] for ms in by_card.values() if len(ms) == 1]
+        if single:
+            m = single[0]
+            break
+    _open(page, server, "three-blind-mice", n)
+    v = version(page)
+    page.locator(f"#reserve-card-{m.from_column}").click()
+    wait_version(page, v + 1)
+    expect(page.locator(f"#reserve-card-{m.from_column}")).to_have_count(0)

@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from tests.support.browser import (
     Problems,
+    menu,
     play_line,
     shot,
     start,
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.e2e
 
 
 def watch_race_page(page: Page, problems: Problems) -> None:
-    """Like ``conftest.watch``; an event stream cut off by leaving its page is not a failure
-    (the browser aborts it), any other failed request or console error is."""
+    """Like ``tests.support.browser.watch``; an event stream cut off by leaving its page is
+    not a failure (the browser aborts it), any other failed request or console error is."""
 
     def on_console(m: ConsoleMessage) -> None:
         if m.type == "error":
@@ -82,7 +83,7 @@ def test_two_players_race_on_one_challenge(
 
     # Ann starts a deal and makes a challenge of it; Bob opens the link and plays.
     start(ann, server, WIN_DEAL)
-    ann.click("#challenge-btn")
+    menu(ann, "#challenge-btn")
     ann.wait_for_url(re.compile(r"/challenge/[\w-]+$"))
     link = ann.locator("#challenge-url").input_value()
     assert link.endswith(ann.url.rsplit("/", 1)[1])
@@ -121,7 +122,12 @@ def test_two_players_race_on_one_challenge(
     panel = bob.locator("#race").inner_html()
     assert "<svg" not in panel and not re.search(r"\b[A2-9TJQK][SHDC]\b", panel)
 
-    # The challenge page compares both games side by side.
+    # The challenge page compares both games side by side, and stays live.
+    ann.goto(link)
+    bob_row = ann.locator("#compare tbody tr", has_text="Bob")
+    expect(bob_row).to_contain_text("2")
+    play_line(bob, WIN_LINE[2:3])
+    expect(bob_row.locator("td").first).to_have_text("3")
     bob.goto(link)
     rows = bob.locator("#compare tbody tr")
     expect(rows).to_have_count(2)

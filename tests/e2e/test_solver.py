@@ -11,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 from app.engine.solver import winnable_deals
 from tests.support.browser import (
     Problems,
+    menu,
     shot,
     start,
     watch,
@@ -23,11 +24,11 @@ pytestmark = pytest.mark.e2e
 
 def test_is_it_winnable_and_the_solver_hint(page: Page, server: LiveServer) -> None:
     start(page, server, WIN_DEAL)
-    page.click("#winnable-btn")
+    menu(page, "#winnable-btn")
     message = page.locator("#message")
     expect(message).to_contain_text("Still winnable")
     expect(message).to_contain_text("marked as assisted")
-    page.click("#solver-hint-btn")
+    menu(page, "#solver-hint-btn")
     expect(message).to_contain_text("Solver hint: ")
     expect(message).to_contain_text("This keeps the game winnable.")
     # One move (a card and a column) or the deal is highlighted, like a normal hint.
@@ -58,10 +59,10 @@ def test_solver_buttons_without_javascript(browser: Browser, server: LiveServer)
     watch(page, problems)
     try:
         start(page, server, WIN_DEAL)
-        page.click("#winnable-btn")
+        menu(page, "#winnable-btn")
         page.wait_for_url(re.compile(r"/solver\?r="))
         expect(page.locator("#message")).to_contain_text("Still winnable")
-        page.click("#solver-hint-btn")
+        menu(page, "#solver-hint-btn")
         page.wait_for_url(re.compile(r"/solver\?r="))
         expect(page.locator("#message")).to_contain_text("Solver hint: ")
     finally:

@@ -85,3 +85,6 @@ HARD_DEAL = (
     "8D JS 3D 8H AC TH 7D 3S QS 9C 3C 5H 7H KC 2H KH 2D 4D 9D 2C 9S JC QD 9H AS 6C TC 3H "
     "QH 4C 5D 5S QC 6S KD 7C TS 5C 4S 6H 4H 8C JH JD 6D TD AD 8S 2S KS AH 7S"
 )
+
+# Deal number 2893: no useful move at the opening; after the deal, no move at all.
+NO_MOVE_DEAL = 2893
