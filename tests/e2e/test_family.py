@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
-from tests.support.browser import Problems, shot, tap, version, wait_version, watch
+from tests.support.browser import Problems, animations_done, shot, tap, version, wait_version, watch
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +68,7 @@ def test_every_layout_fits_the_screen(
     watch(page, problems)
     try:
         _open(page, server, variant, 31)
+        animations_done(page)  # the deal-in motion has ended
         v = get_variant(variant)
         fit = _fits(page)
         assert fit["cols"] == v.columns
