@@ -123,7 +123,8 @@ class GameRow(Base):
     )
     variant: Mapped[str] = mapped_column(String(20))
     deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    deal: Mapped[str] = mapped_column(String(160))  # the 52 card codes: never sent to a client
+    # The deal's card codes (52, 104 or 156): never sent to a client.
+    deal: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(10), default="playing")
     snapshot: Mapped[str] = mapped_column(Text)
     version: Mapped[int] = mapped_column(Integer, default=1)
@@ -160,6 +161,10 @@ class MoveLog(Base):
     from_column: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
     from_index: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
     to_column: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    # A move naming a reserve or a cell: both pile kinds ("column", "reserve", "cell"); NULL
+    # for a column-to-column move (and for the deal, undo, redo).
+    from_pile: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    to_pile: Mapped[str | None] = mapped_column(String(8), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -258,7 +263,7 @@ class Race(Base):
     variant: Mapped[str] = mapped_column(String(20))
     day: Mapped[date | None] = mapped_column(Date, nullable=True)
     deal_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    deal: Mapped[str] = mapped_column(String(160))
+    deal: Mapped[str] = mapped_column(Text)
     token: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # A daily deal: True when the server proved it winnable (a verified line), False when not

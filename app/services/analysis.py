@@ -11,6 +11,8 @@ processes, created on the first question, re-created if one dies). A question:
    the rate limit of actions, the ownership check (another player's game: ``NotFound``), the
    optional ``version`` (``VersionConflict``), a won game (``ActionRefused``: "This game is won
    and finished"). Nothing changes.
+   A variant the solver does not cover yet (``check_solvable``) is answered ``"unknown"``
+   at once, without asking the pool: nothing hidden was read, nothing is marked.
 2. ``ask_solver`` (async): sends the stored snapshot (the full position, hidden cards included,
    which never leaves the server) to the pool with a deadline ``ANALYSIS_BUDGET_SECONDS`` away
    and awaits the future without blocking the event loop or a thread, for at most the budget
@@ -49,7 +51,8 @@ from starlette.concurrency import run_in_threadpool
 from app import observability, solver_worker
 from app.config import get_settings
 from app.db.models import GameRow
-from app.engine import Action, Move
+from app.engine import Action, Move, get_variant
+from app.engine.solver import SolverUnsupported, check_solvable
 
 from .common import read_tx, write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
@@ -239,6 +242,7 @@ async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> Solv
 class _Question:
     snapshot: str
     state: GameState
+    solvable: bool = True
 
 
 def prepare(
@@ -258,6 +262,10 @@ def prepare(
             raise VersionConflict(row.version, expected_version)
         if row.status == "won":
             raise ActionRefused(WON_MESSAGE, "finished")
+        try:
+            check_solvable(get_variant(row.variant))
+        except SolverUnsupported:
+            return _Question(snapshot=row.snapshot, state=game_state(row), solvable=False)
         return _Question(snapshot=row.snapshot, state=game_state(row))
 
 
@@ -307,8 +315,12 @@ async def analyse_game(
     """
     _start_question(player_id)
     try:
+        started = time.monotonic()
         question = await run_in_threadpool(prepare, db, player_id, game_id, expected_version)
-        answer = await ask_solver(question.snapshot, budget_seconds)
+        if not question.solvable:  # the solver does not cover the variant yet: not asked
+            answer = _unknown(started)
+        else:
+            answer = await ask_solver(question.snapshot, budget_seconds)
         if answer.verdict != "unknown":
             await run_in_threadpool(mark_assisted, db, player_id, game_id)
     finally:

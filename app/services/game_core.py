@@ -14,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import observability
-from app.db.models import GameRow, PlayerSettings, utcnow
-from app.engine import Game, parse_deal
+from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
+from app.engine import Action, Game, parse_deal
 
 from .common import add_event, new_game_id, stats_row
 from .errors import NotFound
@@ -40,6 +40,18 @@ def game_state(row: Any, game: Game | None = None) -> GameState:
         abandoned=row.abandoned_at is not None,
         **{name: getattr(row, name) for name in ROW_FIELDS},
     )
+
+
+def logged_action(r: MoveLog) -> Action:
+    """The action a row of the move log stands for (``ValueError`` for a broken row)."""
+    if r.kind != "move":
+        return (r.kind,)
+    if r.from_column is None or r.from_index is None or r.to_column is None:
+        raise ValueError("a logged move without its columns")
+    if r.from_pile is None and r.to_pile is None:
+        return ("move", r.from_column, r.from_index, r.to_column)
+    piles = (r.from_pile or "column", r.to_pile or "column")
+    return ("move", r.from_column, r.from_index, r.to_column, *piles)
 
 
 def load_game(db: Session, player_id: str, game_id: str, *, lock: bool = False) -> GameRow:
@@ -67,7 +79,7 @@ def start_game(
 ) -> tuple[GameRow, Game]:
     now = utcnow()
     supersede(db, player_id, settings, variant, now)
-    game = Game.new(variant, parse_deal(deal_text))
+    game = Game.new(variant, parse_deal(deal_text, variant))
     row = GameRow(
         id=new_game_id(),
         player_id=player_id,

@@ -45,7 +45,6 @@ from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import (
     MAX_DEAL_NUMBER,
     MIN_DEAL_NUMBER,
-    VARIANTS,
     Action,
     DealError,
     EngineError,
@@ -53,13 +52,15 @@ from app.engine import (
     check_deal_number,
     deal_from_number,
     format_deal,
+    get_variant,
     parse_deal,
 )
 from app.engine.solver import DIFFICULTIES, random_winnable_deal
+from app.engine.variants import ALL_VARIANTS
 
 from .common import add_event, ensure_player, is_postgres, lock_player, read_tx, stats_row, write_tx
 from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
-from .game_core import game_state, load_game, start_game
+from .game_core import game_state, load_game, logged_action, start_game
 from .race import report_progress
 from .ratelimit import consume as count_request
 from .types import GameState, Hints
@@ -156,23 +157,24 @@ def random_deal_number() -> int:
 
 
 def check_variant(variant: Any) -> str:
-    if not isinstance(variant, str) or variant not in VARIANTS:
-        names = ", ".join(VARIANTS)
+    if not isinstance(variant, str) or variant not in ALL_VARIANTS:
+        names = ", ".join(ALL_VARIANTS)
         raise InvalidRequest(f"There is no variant called {variant!r}: choose one of {names}.")
     return variant
 
 
-def _resolve_deal(deal_number: Any, deal: Any) -> tuple[int | None, str]:
-    """(deal_number or None, deal string) for a new game; ``InvalidRequest`` if bad."""
+def _resolve_deal(variant: str, deal_number: Any, deal: Any) -> tuple[int | None, str]:
+    """(deal_number or None, deal string) of ``variant`` for a new game; ``InvalidRequest``
+    if bad."""
     if deal_number is not None and deal is not None:
         raise InvalidRequest("Give either a deal number or a deal string, not both.")
     try:
         if deal is not None:
-            return None, format_deal(parse_deal(deal))
+            return None, format_deal(parse_deal(deal, variant))
         if deal_number is None:
             deal_number = random_deal_number()
         check_deal_number(deal_number)
-        return deal_number, format_deal(deal_from_number(deal_number))
+        return deal_number, format_deal(deal_from_number(deal_number, variant))
     except DealError as exc:
         raise InvalidRequest(exc.message) from None
 
@@ -188,7 +190,7 @@ def _winnable_deal(variant: str, difficulty: Any) -> tuple[int, str | None]:
         number = random_winnable_deal(variant, difficulty=difficulty)
     except LookupError:
         grade = f"{difficulty} " if difficulty else ""
-        title = VARIANTS[variant].title
+        title = get_variant(variant).title
         raise InvalidRequest(
             f"There is no list of proved winnable {grade}deals for {title} yet: start a random "
             "deal, or choose a deal number."
@@ -224,7 +226,7 @@ def create_game(
                 "A winnable deal is chosen by the server: give no deal number or deal string."
             )
         deal_number, grade = _winnable_deal(variant, difficulty)
-    number, deal_text = _resolve_deal(deal_number, deal)
+    number, deal_text = _resolve_deal(variant, deal_number, deal)
     with write_tx(db):
         settings = ensure_player(db, player_id)
         row, game = start_game(db, player_id, settings, variant, number, deal_text, None, grade)
@@ -251,13 +253,21 @@ def restart(db: Session, player_id: str, game_id: str) -> GameState:
 
 
 def _check_action(action: Any) -> Action:
+    """The action in its stored form: a column-to-column move is ``("move", a, i, b)``, a
+    move naming another pile ``("move", a, i, b, from_pile, to_pile)``."""
     if not isinstance(action, tuple) or not action or action[0] not in ACTION_KINDS:
         raise InvalidRequest("An action is a move, the deal, undo or redo.")
     if action[0] == "move":
-        if len(action) != 4 or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in action[1:]
+        if len(action) not in (4, 6) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in action[1:4]
         ):
             raise InvalidRequest("A move names a column, a position in it and a target column.")
+        if len(action) == 6:
+            piles = action[4:]
+            if not all(isinstance(p, str) for p in piles):
+                raise InvalidRequest("A pile is named by a string: column, reserve or cell.")
+            if piles == ("column", "column"):
+                return action[:4]
         return action
     return (action[0],)
 
@@ -297,6 +307,7 @@ def act(
         now = utcnow()
         kind = action[0]
         is_move = kind == "move"
+        piles = action[4:6] if is_move and len(action) == 6 else (None, None)
         db.execute(
             _INSERT_ACTION,
             {
@@ -306,6 +317,8 @@ def act(
                 "from_column": int(action[1]) if is_move else None,
                 "from_index": int(action[2]) if is_move else None,
                 "to_column": int(action[3]) if is_move else None,
+                "from_pile": piles[0],
+                "to_pile": piles[1],
                 "created_at": now,
             },
         )
@@ -381,10 +394,11 @@ def move(
     from_index: int,
     to_column: int,
     expected_version: int | None = None,
+    from_pile: str = "column",
+    to_pile: str = "column",
 ) -> GameState:
-    return act(
-        db, player_id, game_id, ("move", from_column, from_index, to_column), expected_version
-    )
+    action: Action = ("move", from_column, from_index, to_column, from_pile, to_pile)
+    return act(db, player_id, game_id, action, expected_version)
 
 
 def deal(
@@ -412,12 +426,4 @@ def action_log(db: Session, player_id: str, game_id: str) -> list[Action]:
         rows = db.execute(
             select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
         ).scalars()
-        out: list[Action] = []
-        for r in rows:
-            if r.kind == "move":
-                assert r.from_column is not None and r.from_index is not None
-                assert r.to_column is not None
-                out.append(("move", r.from_column, r.from_index, r.to_column))
-            else:
-                out.append((r.kind,))
-        return out
+        return [logged_action(r) for r in rows]

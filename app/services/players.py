@@ -20,7 +20,7 @@ from app.db.models import (
     VariantStats,
     utcnow,
 )
-from app.engine import VARIANTS
+from app.engine.variants import ALL_VARIANTS
 
 from .common import (
     add_tombstone,
@@ -104,7 +104,7 @@ def get_stats(
         }
         assisted_won = _assisted_wins(db, player_id)
         variants: dict[str, VariantStatistics] = {}
-        for name in VARIANTS:
+        for name in ALL_VARIANTS:
             r = rows.get(name)
             if r is None:
                 variants[name] = VariantStatistics(variant=name)

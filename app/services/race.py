@@ -37,7 +37,7 @@ from app.engine import Action, DealError, EngineError, Game, parse_deal
 from . import clients
 from .common import ensure_player, insert_ignore, read_tx, write_tx
 from .errors import NotFound
-from .game_core import game_state, start_game
+from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
 from .ratelimit import consume as count_request
 from .types import GameState
@@ -99,12 +99,7 @@ def logged_actions(db: Session, game_id: str) -> list[Action]:
     for r in db.execute(
         select(MoveLog).where(MoveLog.game_id == game_id).order_by(MoveLog.seq)
     ).scalars():
-        if r.kind == "move":
-            if r.from_column is None or r.from_index is None or r.to_column is None:
-                raise ValueError("a logged move without its columns")
-            out.append(("move", r.from_column, r.from_index, r.to_column))
-        else:
-            out.append((r.kind,))
+        out.append(logged_action(r))
     return out
 
 
@@ -122,7 +117,7 @@ def replay_log_counted(
     included; undo and redo are not counted): what rankings compare."""
     try:
         actions = logged_actions(db, game_id)
-        game = Game.replay(variant, parse_deal(deal), actions)
+        game = Game.replay(variant, parse_deal(deal, variant), actions)
     except (EngineError, DealError, ValueError, TypeError, KeyError):
         return None
     return game, sum(1 for a in actions if a[0] in ("move", "deal"))

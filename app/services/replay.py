@@ -44,7 +44,7 @@ def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
         ).scalar_one_or_none()
     if deal_text is None:
         raise NotFound()
-    game = Game.new(state.variant, parse_deal(deal_text))
+    game = Game.new(state.variant, parse_deal(deal_text, state.variant))
     frames = [game.public_view()]
     for action in actions:
         game.apply(action)

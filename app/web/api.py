@@ -14,7 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from app import services
 from app.db.session import SessionDep
-from app.engine import DEFAULT_VARIANT, MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS
+from app.engine import (
+    ALL_VARIANTS,
+    DEFAULT_VARIANT,
+    MAX_DEAL_NUMBER,
+    MIN_DEAL_NUMBER,
+    Move,
+    variant_metadata,
+)
 from app.services import GameState, VariantStatistics
 from app.web.deps import CsrfToken, PlayerId, clear_identity
 
@@ -31,7 +38,7 @@ class NewGameIn(StrictBody):
     variant: StrictStr = Field(
         DEFAULT_VARIANT,
         description="The variant to play.",
-        json_schema_extra={"enum": list(VARIANTS)},
+        json_schema_extra={"enum": list(ALL_VARIANTS)},
     )
     deal_number: StrictInt | None = Field(
         None,
@@ -40,12 +47,15 @@ class NewGameIn(StrictBody):
         json_schema_extra={"minimum": MIN_DEAL_NUMBER, "maximum": MAX_DEAL_NUMBER},
     )
     deal: StrictStr | None = Field(
-        None, description="A deal string: 52 card codes separated by single spaces (RULES.md)."
+        None,
+        description="A deal string: the variant's card codes separated by single spaces (52 for "
+        "one deck, 104 for Double Scorpion, 156 for Triple Scorpion): the columns in order, "
+        "each from its deepest card, then the reserve cards, then the stock in dealing order.",
     )
     winnable: StrictBool = Field(
         False,
         description="A deal from the variant's catalog of deals the solver proved winnable "
-        "(no deal_number or deal with it).",
+        "(no deal_number or deal with it). A variant without such a catalog is a 422.",
     )
     difficulty: Literal["easy", "medium", "hard"] | None = Field(
         None,
@@ -56,12 +66,37 @@ class NewGameIn(StrictBody):
 NewGameBody = Annotated[NewGameIn | None, Body()]
 
 
+PILE_DOC = (
+    "column, reserve or cell; each kind of pile is numbered from 0. A pile the variant lacks is "
+    "a 422."
+)
+
+
 class MoveIn(StrictBody):
-    from_column: StrictInt = Field(description="The column to pick up from, 0-6.")
-    from_index: StrictInt = Field(
-        description="Index of the picked-up card in its column (0 is the deepest card)."
+    from_column: StrictInt = Field(
+        description="The pile to pick up from (a column, 0-6 in the base game; or the reserve or "
+        "cell named by from_pile), numbered from 0."
     )
-    to_column: StrictInt = Field(description="The column the group goes to, 0-6.")
+    from_index: StrictInt = Field(
+        description="Index of the picked-up card in its column (0 is the deepest card); 0 for a "
+        "reserve or a cell."
+    )
+    to_column: StrictInt = Field(
+        description="The pile the card (or group) goes to (a column, or the cell named by "
+        "to_pile), numbered from 0."
+    )
+    from_pile: StrictStr = Field(
+        "column",
+        description=f"The kind of pile picked up from: {PILE_DOC}",
+        json_schema_extra={"enum": ["column", "reserve", "cell"]},
+    )
+    to_pile: StrictStr = Field(
+        "column",
+        description="The kind of pile the card goes to: column or cell (nothing is ever put "
+        "onto a reserve: a 422). Only the exposed card of a column, alone, goes into an empty "
+        "cell.",
+        json_schema_extra={"enum": ["column", "cell"]},
+    )
     version: StrictInt | None = Field(
         None, description="The game version this move was chosen against (409 if stale)."
     )
@@ -91,7 +126,8 @@ class GameOut(BaseModel):
     deal_number: int | None = Field(description="None for a game created from a deal string.")
     status: Literal["playing", "won"]
     columns: list[list[str | None]] = Field(
-        description="Exactly 7 columns, deepest card first; a face-down card is null."
+        description="The variant's columns (7 in the base game, 10 or 13 in larger variants), "
+        "deepest card first; a face-down card is null."
     )
     stock: int = Field(description="Cards left in the stock.")
     completed: list[str] = Field(description="Suits of removed runs, in removal order.")
@@ -99,6 +135,15 @@ class GameOut(BaseModel):
     version: int = Field(description="Increases by one on every accepted change.")
     can_undo: bool
     can_redo: bool
+    reserves: list[str | None] = Field(
+        description="The face-up reserve cards, in order (an empty slot is null); an empty list "
+        "where the variant has none."
+    )
+    cells: list[str | None] = Field(
+        description="The free cells, in order (an empty cell is null); an empty list where the "
+        "variant has none."
+    )
+    runs_needed: int = Field(description="Completed runs that win: 4, 8 or 12.")
     assisted: bool = Field(
         description="The solver was asked about this game (POST /api/games/{id}/analysis): "
         "it is assisted from then on. The plain hint, undo and redo are not assistance."
@@ -121,10 +166,39 @@ class HintMoveOut(BaseModel):
     to_column: int
 
 
+class PileHintOut(BaseModel):
+    """A hinted move naming a reserve or a cell (a column-to-column hint has no piles)."""
+
+    from_column: int
+    from_index: int
+    to_column: int
+    from_pile: Literal["column", "reserve", "cell"]
+    to_pile: Literal["column", "cell"]
+
+
 class HintsOut(BaseModel):
-    moves: list[HintMoveOut]
+    moves: list[PileHintOut | HintMoveOut] = Field(
+        description="Every legal, useful move. A move carries from_pile and to_pile only when "
+        "one of them is not a column; none once the game is won."
+    )
     can_deal: bool
     stuck: bool = Field(description="No useful move is left and the stock is empty.")
+
+
+class VariantOut(BaseModel):
+    id: str
+    name: str
+    decks: int = Field(description="1, 2 or 3 decks of 52 cards.")
+    columns: int = Field(description="Tableau columns.")
+    stock: int = Field(description="Stock cards (0: no stock).")
+    reserves: int = Field(description="Face-up reserve cards beside the tableau.")
+    cells: int = Field(description="Free cells (one card each).")
+    runs_needed: int = Field(description="Completed runs that win.")
+    description: str = Field(description="One line for a variant picker.")
+
+
+class VariantsOut(BaseModel):
+    variants: list[VariantOut]
 
 
 class VariantStatsOut(BaseModel):
@@ -169,6 +243,23 @@ def game_out(state: GameState) -> GameOut:
         assisted=state.assisted,
         moves_made=state.moves_made,
         difficulty=state.difficulty,
+        reserves=view.reserves,
+        cells=view.cells,
+        runs_needed=view.runs_needed,
+    )
+
+
+def hint_out(m: Move) -> PileHintOut | HintMoveOut:
+    if m.from_pile == "column" and m.to_pile == "column":
+        return HintMoveOut(
+            from_column=m.from_column, from_index=m.from_index, to_column=m.to_column
+        )
+    return PileHintOut(
+        from_column=m.from_column,
+        from_index=m.from_index,
+        to_column=m.to_column,
+        from_pile=m.from_pile,  # type: ignore[arg-type]
+        to_pile=m.to_pile,  # type: ignore[arg-type]
     )
 
 
@@ -193,6 +284,15 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 OptionalVersion = Annotated[VersionIn | None, Body()]
 GameId = Annotated[str, Path(alias="id", description="The game's opaque id.")]
+
+
+@router.get(
+    "/variants",
+    response_model=VariantsOut,
+    summary="The variants of the Scorpion family, in the order of the rules",
+)
+def get_variants() -> VariantsOut:
+    return VariantsOut(variants=[VariantOut(**v) for v in variant_metadata()])
 
 
 @router.get("/session", response_model=SessionOut, summary="The player and their CSRF token")
@@ -235,10 +335,17 @@ def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
     "/games/{id}/moves",
     response_model=GameOut,
     responses=error_responses(403, 404, 409, 422),
-    summary="Move a card (with all on it) to another column",
+    summary="Move a card (with all on it) to another column, or a reserve or cell card",
 )
 def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
-    action = ("move", body.from_column, body.from_index, body.to_column)
+    action = (
+        "move",
+        body.from_column,
+        body.from_index,
+        body.to_column,
+        body.from_pile,
+        body.to_pile,
+    )
     return game_out(services.act(db, player_id, game_id, action, body.version))
 
 
@@ -282,10 +389,7 @@ DELETE: dict[str, Any] = {
 def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     result = services.hints(db, player_id, game_id)
     return HintsOut(
-        moves=[
-            HintMoveOut(from_column=m.from_column, from_index=m.from_index, to_column=m.to_column)
-            for m in result.moves
-        ],
+        moves=[hint_out(m) for m in result.moves],
         can_deal=result.can_deal,
         stuck=result.stuck,
     )

@@ -20,7 +20,15 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.db.session import SessionDep
-from app.engine import DEFAULT_VARIANT, MAX_DEAL_NUMBER, MIN_DEAL_NUMBER, VARIANTS, Move, PublicView
+from app.engine import (
+    ALL_VARIANTS,
+    DEFAULT_VARIANT,
+    MAX_DEAL_NUMBER,
+    MIN_DEAL_NUMBER,
+    Move,
+    PublicView,
+    pile_move,
+)
 from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
@@ -39,7 +47,7 @@ from app.web.rendering import (
     render,
     see_other,
 )
-from app.web.view import board_view, describe_change, parse_selection
+from app.web.view import board_view, describe_change, parse_pile_selection, parse_selection
 
 router = APIRouter(include_in_schema=False)
 
@@ -129,7 +137,7 @@ def deal_link(page: Page, number: str, variant: str = DEFAULT_VARIANT) -> Respon
             f"Deal numbers run from {MIN_DEAL_NUMBER} to {MAX_DEAL_NUMBER}; "
             f"{number[:20]!r} is not one.",
         )
-    if variant not in VARIANTS:
+    if variant not in ALL_VARIANTS:
         variant = DEFAULT_VARIANT
     saved = {g.variant: g for g in services.saved_games(db, player)}
     ctx = base_context(request, csrf_token, "home")
@@ -155,8 +163,10 @@ def play(
             hint_moves = services.hints(db, player, game_id, count=False).moves
     except NotFound:
         return not_found(request, csrf_token)
-    sel = parse_selection(select, state.view) if state.status == "playing" else None
-    ctx = board_context(request, csrf_token, state, sel=sel, hints=hint_moves)
+    playing = state.status == "playing"
+    sel = parse_selection(select, state.view) if playing else None
+    sel_pile = parse_pile_selection(select, state.view) if playing else None
+    ctx = board_context(request, csrf_token, state, sel=sel, hints=hint_moves, sel_pile=sel_pile)
     if is_htmx(request):
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
@@ -194,7 +204,11 @@ def _after_action(
         return see_other(f"/games/{state.id}")
     notice = describe_change(before, state.view, action, move)
     ctx = board_context(request, csrf_token, state, notice=notice)
-    # Only what changed: the status and tools, the message, and the columns that differ.
+    # Only what changed: the status and tools, the message, the piles and the columns that differ.
+    ctx["piles_changed"] = (before.reserves, before.cells) != (
+        state.view.reserves,
+        state.view.cells,
+    )
     ctx["changed"] = {
         c
         for c, (old, new) in enumerate(zip(before.columns, state.view.columns, strict=True))
@@ -211,9 +225,19 @@ def move(
     from_index: Annotated[str | None, Form()] = None,
     to_column: Annotated[str | None, Form()] = None,
     version: Annotated[str | None, Form()] = None,
+    from_pile: Annotated[str | None, Form(max_length=8)] = None,
+    to_cell: Annotated[str | None, Form()] = None,
 ) -> Response:
+    """A move: ``from_column``/``from_index`` (with ``from_pile`` "reserve" or "cell": that
+    pile's number, index 0) to the column ``to_column`` or the free cell ``to_cell``."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     a, i, b = int_or_none(from_column), int_or_none(from_index), int_or_none(to_column)
+    fp = from_pile if from_pile in ("reserve", "cell") else "column"
+    tp = "column"
+    if to_cell is not None and to_cell.strip():
+        b, tp = int_or_none(to_cell), "cell"
+    if fp != "column" and a is not None:
+        i = 0
     expected = int_or_none(version)
     if a is None or i is None or b is None:
         message = (
@@ -233,8 +257,8 @@ def move(
         csrf_token,
         game_id,
         "move",
-        lambda: services.move(db, player, game_id, a, i, b, expected),
-        Move(a, i, b),
+        lambda: services.move(db, player, game_id, a, i, b, expected, fp, tp),
+        pile_move(fp, a, i, tp, b),
     )
 
 
@@ -300,7 +324,15 @@ def replay(
     if step > 0:
         action = rep.actions[step - 1]
         moved = (
-            Move(int(action[1]), int(action[2]), int(action[3])) if action[0] == "move" else None
+            pile_move(
+                str(action[4]) if len(action) == 6 else "column",
+                int(action[1]),
+                int(action[2]),
+                str(action[5]) if len(action) == 6 else "column",
+                int(action[3]),
+            )
+            if action[0] == "move"
+            else None
         )
         what = describe_change(rep.frames[step - 1], view, action[0], moved)
     ctx = base_context(request, csrf_token, "play")

@@ -23,10 +23,11 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from app.db.session import SessionDep
-from app.engine import MAX_DEAL_NUMBER, VARIANTS, Move
+from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, VARIANTS, Move
 from app.services import GameState
 from app.web import static_files
 from app.web.deps import CsrfToken, PlayerId
+from app.web.examples import variant_example
 from app.web.view import board_view, card_name, format_seconds, rank_label, suit_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +63,8 @@ def _favicon_data_url() -> str:
 templates.env.globals.update(favicon=_favicon_data_url(), static_url=static_url)
 templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_name=card_name)
 templates.env.globals.update(format_seconds=format_seconds, variants=VARIANTS)
+# The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
+templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
 templates.env.globals["together_css"] = "css/together.css"
 
@@ -169,6 +172,7 @@ def board_context(
     hints: list[Move] | None = None,
     error: str | None = None,
     notice: str | None = None,
+    sel_pile: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     """The play page's context: the layout's and the board ``b`` of ``state``."""
     b = board_view(
@@ -186,6 +190,7 @@ def board_context(
         now=datetime.now(UTC),
         sel=sel,
         hints=hints,
+        sel_pile=sel_pile,
         moves=state.moves,
     )
     b.error = error

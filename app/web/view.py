@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from markupsafe import Markup
 
-from app.engine import VARIANTS, Move, PublicView, get_variant, name, parse_card
+from app.engine import ALL_VARIANTS, Move, PublicView, get_variant, name, parse_card
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_LABELS = {"T": "10"}
@@ -46,6 +46,24 @@ class CardView:
     name: str
     selected: bool = False
     hint_src: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PileView:
+    """A reserve card or a free cell beside the tableau (face up, or an empty cell)."""
+
+    kind: str  # "reserve" | "cell"
+    index: int
+    code: str | None  # None: an empty slot
+    name: str
+    label: str
+    selected: bool = False
+    hint_src: bool = False
+    hint_dst: bool = False
+
+    @property
+    def select_key(self) -> str:
+        return ("r" if self.kind == "reserve" else "f") + str(self.index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +101,14 @@ class BoardView:
     hidden: Markup
     sel: tuple[int, int] | None = None
     selected_label: str | None = None
+    # The family: reserve cards and free cells beside the tableau; a picked-up pile card.
+    reserves: list[PileView] | None = None
+    cells: list[PileView] | None = None
+    sel_pile: tuple[str, int] | None = None
+    runs_needed: int = 4
+    ncols: int = 7
+    decks: int = 1
+    has_stock: bool = True  # False: the variant deals no stock at all
     hints: list[HintView] | None = None
     hint_deal: bool = False
     error: str | None = None
@@ -95,20 +121,41 @@ class BoardView:
     daily: bool = False
 
 
+def move_key(m: Move) -> str:
+    """The page's name of the card a move picks up: ``col.idx``, or ``rK`` / ``fK`` for the
+    card of reserve K or free cell K."""
+    if m.from_pile == "reserve":
+        return f"r{m.from_column}"
+    if m.from_pile == "cell":
+        return f"f{m.from_column}"
+    return f"{m.from_column}.{m.from_index}"
+
+
+def move_dest(m: Move) -> str:
+    """The page's name of a move's destination: a column number, or ``fK`` for free cell K."""
+    return f"f{m.to_column}" if m.to_pile == "cell" else str(m.to_column)
+
+
+def move_code(m: Move) -> str:
+    """A move for the page's hint: ``"c.i.t"``; ``"r0.0.t"`` / ``"f1.0.t"`` from a reserve or
+    a cell; ``"c.i.fK"`` into free cell K."""
+    frm = move_key(m)
+    return f"{frm}.{move_dest(m)}" if "." in frm else f"{frm}.0.{move_dest(m)}"
+
+
 def encode_targets(moves: Iterable[Move]) -> str:
-    """The legal moves as the page's one-tap targets: ``"col.idx:to,to"`` items separated by
-    spaces, one per card that can move (column to column moves; the engine's moves name
-    only face-up cards, so nothing hidden is told)."""
-    out: dict[tuple[int, int], list[int]] = {}
+    """The legal moves as the page's one-tap targets: ``"key:to,to"`` items separated by
+    spaces, one per card that can move (``move_key``, ``move_dest``: reserve and cell cards
+    and free cells too). The engine's moves name only face-up cards, so nothing hidden is
+    told."""
+    out: dict[str, list[str]] = {}
     for m in moves:
-        if getattr(m, "from_pile", "column") != "column" or getattr(m, "to_pile", "column") != (
-            "column"
-        ):
-            continue
-        out.setdefault((m.from_column, m.from_index), []).append(m.to_column)
-    return " ".join(
-        f"{c}.{i}:{','.join(str(t) for t in sorted(ts))}" for (c, i), ts in sorted(out.items())
-    )
+        out.setdefault(move_key(m), []).append(move_dest(m))
+
+    def order(t: str) -> tuple[int, int]:
+        return (1, int(t[1:])) if t.startswith("f") else (0, int(t))
+
+    return " ".join(f"{k}:{','.join(sorted(set(ts), key=order))}" for k, ts in sorted(out.items()))
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
@@ -117,6 +164,17 @@ def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: dat
 
     end = aware(finished_at) if finished_at else aware(now)
     return max(0, int((end - aware(created_at)).total_seconds()))
+
+
+def parse_pile_selection(text: str | None, view: PublicView) -> tuple[str, int] | None:
+    """``"r0"`` -> ("reserve", 0), ``"f1"`` -> ("cell", 1) if that slot holds a card."""
+    if not text or len(text) != 2 or text[0] not in "rf" or not text[1].isdigit():
+        return None
+    kind, k = ("reserve" if text[0] == "r" else "cell"), int(text[1])
+    slots = view.reserves if kind == "reserve" else view.cells
+    if not 0 <= k < len(slots) or slots[k] is None:
+        return None
+    return kind, k
 
 
 def parse_selection(text: str | None, view: PublicView) -> tuple[int, int] | None:
@@ -151,16 +209,46 @@ class HintView:
     move: str = ""  # "col.idx.to": the move itself, for the page to draw and play it
 
 
+PILE_SHORT = {"column": "", "reserve": "R", "cell": "F"}
+PILE_WORDS = {"reserve": "reserve card", "cell": "free cell"}
+
+
+def moved_code(view: PublicView, move: Move) -> str | None:
+    """The card a move picks up (from a column, a reserve or a cell) in ``view``."""
+    if move.from_pile == "reserve":
+        return view.reserves[move.from_column]
+    if move.from_pile == "cell":
+        return view.cells[move.from_column]
+    return view.columns[move.from_column][move.from_index]
+
+
 def short_move(view: PublicView, move: Move) -> str:
-    code = view.columns[move.from_column][move.from_index] or "?"
+    code = moved_code(view, move) or "?"
     label = rank_label(code[0]) + SUIT_SYMBOLS.get(code[1], "")
-    return f"{label} {move.from_column + 1}\u2192{move.to_column + 1}"
+    src = PILE_SHORT[move.from_pile] + str(move.from_column + 1)
+    dst = PILE_SHORT[move.to_pile] + str(move.to_column + 1)
+    return f"{label} {src}\u2192{dst}"
+
+
+def _pile_where(move: Move) -> str:
+    if move.from_pile == "column":
+        return f"column {move.from_column + 1}"
+    return f"{PILE_WORDS[move.from_pile]} {move.from_column + 1}"
 
 
 def describe_move(view: PublicView, move: Move) -> str:
     """A hint in words, e.g. "seven of hearts (column 2) onto the eight of hearts (column 5)"."""
-    code = view.columns[move.from_column][move.from_index]
+    code = moved_code(view, move)
     what = card_name(code) if code else "card"
+    if move.from_pile != "column" or move.to_pile != "column":
+        if move.to_pile == "cell":
+            return f"the {what} from {_pile_where(move)} into free cell {move.to_column + 1}"
+        dst = view.columns[move.to_column]
+        if dst and dst[-1]:
+            where = f"onto the {card_name(dst[-1])} in column {move.to_column + 1}"
+        else:
+            where = f"into the empty column {move.to_column + 1}"
+        return f"the {what} from {_pile_where(move)} {where}"
     rest = with_rest(len(view.columns[move.from_column]) - move.from_index)
     dst = view.columns[move.to_column]
     if dst:
@@ -188,11 +276,34 @@ def board_view(
     now: datetime | None = None,
     sel: tuple[int, int] | None = None,
     hints: list[Move] | None = None,
+    sel_pile: tuple[str, int] | None = None,
     moves: Iterable[Move] = (),
 ) -> BoardView:
-    v = get_variant(variant) if variant in VARIANTS else None
-    hint_src = {(m.from_column, m.from_index) for m in hints or []}
-    hint_dst = {m.to_column for m in hints or []}
+    v = get_variant(variant) if variant in ALL_VARIANTS else None
+    hint_src = {(m.from_column, m.from_index) for m in hints or [] if m.from_pile == "column"}
+    hint_dst = {m.to_column for m in hints or [] if m.to_pile == "column"}
+    pile_src = {(m.from_pile, m.from_column) for m in hints or [] if m.from_pile != "column"}
+    cell_dst = {m.to_column for m in hints or [] if m.to_pile == "cell"}
+
+    def piles(kind: str, codes: list[str | None]) -> list[PileView]:
+        word = "Reserve card" if kind == "reserve" else "Free cell"
+        out = []
+        for k, code in enumerate(codes):
+            label = f"{word} {k + 1}: " + (card_name(code) if code else "empty")
+            out.append(
+                PileView(
+                    kind=kind,
+                    index=k,
+                    code=code,
+                    name=card_name(code) if code else "empty",
+                    label=label,
+                    selected=sel_pile == (kind, k),
+                    hint_src=(kind, k) in pile_src,
+                    hint_dst=kind == "cell" and k in cell_dst,
+                )
+            )
+        return out
+
     columns: list[ColumnView] = []
     for c, col in enumerate(view.columns):
         cards = []
@@ -230,7 +341,14 @@ def board_view(
         )
     elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
     selected_label = None
-    if sel is not None:
+    if sel_pile is not None:
+        slots = view.reserves if sel_pile[0] == "reserve" else view.cells
+        code = slots[sel_pile[1]]
+        selected_label = (
+            f"Picked up the {card_name(code or '')} from {PILE_WORDS[sel_pile[0]]} "
+            f"{sel_pile[1] + 1}: now choose the column it goes to."
+        )
+    elif sel is not None:
         code = view.columns[sel[0]][sel[1]]
         rest = with_rest(len(view.columns[sel[0]]) - sel[1]).replace(" and ", " with ", 1)
         selected_label = (
@@ -258,7 +376,7 @@ def board_view(
         can_undo=view.can_undo,
         can_redo=view.can_redo,
         completed=completed,
-        completed_slots=[*completed, *[None] * (4 - len(completed))],
+        completed_slots=[*completed, *[None] * (view.runs_needed - len(completed))],
         columns=columns,
         tallest=max((len(c) for c in view.columns), default=0),
         elapsed=elapsed,
@@ -270,13 +388,20 @@ def board_view(
             HintView(
                 short_move(view, m),
                 describe_move(view, m),
-                f"{m.from_column}.{m.from_index}.{m.to_column}",
+                move_code(m),
             )
             for m in hints
         ]
         if hints is not None
         else None,
         hint_deal=hints is not None and can_deal,
+        reserves=piles("reserve", view.reserves),
+        cells=piles("cell", view.cells),
+        sel_pile=sel_pile,
+        runs_needed=view.runs_needed,
+        ncols=len(view.columns),
+        decks=v.decks if v else 1,
+        has_stock=bool(v.stock) if v else True,
         targets=encode_targets(moves),
     )
 
@@ -286,7 +411,14 @@ def describe_change(
 ) -> str:
     """What an action did, in words: the move, reveals, removed suits, the win."""
     parts: list[str] = []
-    if action == "move" and before is not None and move is not None:
+    if (
+        action == "move"
+        and before is not None
+        and move is not None
+        and (move.from_pile != "column" or move.to_pile != "column")
+    ):
+        parts.append("Moved " + describe_move(before, move) + ".")
+    elif action == "move" and before is not None and move is not None:
         code = before.columns[move.from_column][move.from_index]
         rest = with_rest(len(before.columns[move.from_column]) - move.from_index)
         parts.append(
@@ -294,9 +426,11 @@ def describe_change(
             f"to column {move.to_column + 1}."
         )
     elif action == "deal":
-        dealt = [c[-1] for c in after.columns[:3] if c and c[-1]]
+        n = before.stock if before is not None else 3
+        dealt = [c[-1] for c in after.columns[:n] if c and c[-1]]
         names = ", ".join(card_name(x) for x in dealt)
-        parts.append(f"Dealt the stock onto columns 1, 2 and 3{': ' + names if names else ''}.")
+        cols = ", ".join(str(k + 1) for k in range(n - 1)) + f" and {n}"
+        parts.append(f"Dealt the stock onto columns {cols}{': ' + names if names else ''}.")
     elif action == "undo":
         parts.append(f"Undone. {after.moves} move{'s' if after.moves != 1 else ''} taken.")
     elif action == "redo":
@@ -312,5 +446,8 @@ def describe_change(
         for s in after.completed[len(before.completed) :]:
             parts.append(f"The {SUIT_NAMES[s]} are complete and removed.")
     if after.status == "won":
-        parts.append("All four suits are complete: you won!")
+        if after.runs_needed == 4:
+            parts.append("All four suits are complete: you won!")
+        else:
+            parts.append(f"All {after.runs_needed} runs are complete: you won!")
     return " ".join(p for p in parts if p)

@@ -12,7 +12,7 @@
 (() => {
   "use strict";
 
-  let sel = null;          // {col, idx} of the picked-up card
+  let sel = null;          // {col, idx} of the picked-up card; {pile, idx} for a reserve or cell card
   let focusAfter = null;   // column to focus after the next swap (keyboard drops)
   let drag = null;         // drag state
   let suppressClick = false;
@@ -24,6 +24,10 @@
   const $$ = (s, r = document) => Array.from(r.querySelectorAll(s));
   const board = () => $("#board");
   const colEl = (c) => $("#col-" + c);
+  const ncols = () => +((board() && board().dataset.ncols) || 7);
+  // A destination: a column number, or "fK" for the free cell K (the family).
+  const destEl = (t) => (String(t)[0] === "f" ? $("#cell-" + String(t).slice(1)) : colEl(t));
+  const pileKey = (a) => (a.dataset.pile === "reserve" ? "r" : "f") + a.dataset.idx;
   const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const DUR = 220;
   const EASE = "cubic-bezier(.2, .7, .3, 1)";
@@ -51,12 +55,14 @@
   }
 
   // ---------------------------------------------------------------- legal destinations
+  // Destinations of a column card (c, i) or of a pile card (key "r0", "f1"): column numbers,
+  // and "fK" for an empty free cell.
   function targetsOf(c, i) {
     const f = $("#board-fields");
     const list = f ? (f.dataset.targets || "").split(" ") : [];
-    const key = c + "." + i + ":";
+    const key = (i === undefined ? c : c + "." + i) + ":";
     const item = list.find((x) => x.startsWith(key));
-    return item ? item.slice(key.length).split(",").map(Number) : [];
+    return item ? item.slice(key.length).split(",").map((t) => (t[0] === "f" ? t : +t)) : [];
   }
 
   function oneTap() {
@@ -73,7 +79,7 @@
 
   function clearSel() {
     $$(".card.sel").forEach((e) => e.classList.remove("sel"));
-    $$(".col.src, .col.kb-target, .col.tap-target").forEach((e) => e.classList.remove("src", "kb-target", "tap-target"));
+    $$(".col.src, .col.kb-target, .col.tap-target, .pile.src, .pile.tap-target, .pile.kb-target").forEach((e) => e.classList.remove("src", "kb-target", "tap-target"));
     const b = board();
     if (b) b.classList.remove("picking");
     sel = null;
@@ -82,47 +88,80 @@
   function select(a) {
     clearSel();
     clearMarks();
+    if (a.dataset.pile) {
+      sel = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      a.classList.add("sel");
+      a.parentElement.classList.add("src");
+      board().classList.add("picking");
+      targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
+      say("Picked up the " + cardName(a).split(",")[0] + ": now choose the column it goes to.");
+      return;
+    }
     const col = +a.dataset.col, idx = +a.dataset.idx;
     sel = { col, idx };
     a.classList.add("sel");
     colEl(col).classList.add("src");
     board().classList.add("picking");
-    targetsOf(col, idx).forEach((t) => { const e = colEl(t); if (e) e.classList.add("tap-target"); });
+    targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
     say("Picked up the " + cardName(a) + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
         ": now choose the column it goes to.");
   }
 
+  // from: a column number, or {pile, idx} for a reserve or cell card; to: a column number,
+  // or "fK" for the free cell K.
   function submitMove(from, idx, to) {
     const b = board();
     if (!b) return;
-    b.elements.from_column.value = from;
-    b.elements.from_index.value = idx;
-    let t = b.querySelector("input[data-to]");
-    if (!t) {
-      t = document.createElement("input");
-      t.type = "hidden"; t.name = "to_column"; t.dataset.to = "1";
-      b.appendChild(t);
-    }
-    t.value = to;
+    const pile = typeof from === "object" ? from.pile : "column";
+    b.elements.from_column.value = typeof from === "object" ? from.idx : from;
+    b.elements.from_index.value = typeof from === "object" ? 0 : idx;
+    if (b.elements.from_pile) b.elements.from_pile.value = pile;
+    $$("input[data-to]", b).forEach((e) => e.remove());
+    const t = document.createElement("input");
+    const cell = String(to)[0] === "f";
+    t.type = "hidden"; t.name = cell ? "to_cell" : "to_column"; t.dataset.to = "1";
+    t.value = cell ? String(to).slice(1) : to;
+    b.appendChild(t);
     b.requestSubmit();
   }
 
   function drop(col) {
     if (!sel || !board()) return;
-    if (col === sel.col) { clearSel(); say("Put back."); return; }
-    submitMove(sel.col, sel.idx, col);
+    if (!sel.pile && col === sel.col) { clearSel(); say("Put back."); return; }
+    if (sel.pile) submitMove(sel, 0, col);
+    else submitMove(sel.col, sel.idx, col);
+  }
+
+  function dropCell(k) {
+    if (!sel || !board()) return;
+    if (sel.pile === "cell" && sel.idx === k) { clearSel(); say("Put back."); return; }
+    if (sel.pile) submitMove(sel, 0, "f" + k);
+    else submitMove(sel.col, sel.idx, "f" + k);
   }
 
   // A tap on a card: play it at once when it has exactly one place to go, otherwise pick it
   // up and light up where it may go.
   function tapCard(a) {
+    if (a.dataset.pile) {
+      const from = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
+        const to = a.dataset.hintTo;
+        clearMarks();
+        submitMove(from, 0, to[0] === "f" ? to : +to);
+        return;
+      }
+      const ts = oneTap() ? targetsOf(pileKey(a)) : [];
+      if (ts.length === 1) { clearSel(); clearMarks(); submitMove(from, 0, ts[0]); return; }
+      select(a);
+      return;
+    }
     const c = +a.dataset.col, i = +a.dataset.idx;
     if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
       // The hint shown: one tap plays it.
-      const to = +a.dataset.hintTo;
+      const to = a.dataset.hintTo;
       clearMarks();
-      submitMove(c, i, to);
+      submitMove(c, i, to[0] === "f" ? to : +to);
       return;
     }
     if (oneTap()) {
@@ -151,10 +190,24 @@
     }
     const card = ev.target.closest("a.card");
     const col = ev.target.closest(".col");
+    const cell = ev.target.closest(".cell-slot");
+    if (cell) {
+      ev.preventDefault();
+      if (sel) dropCell(+cell.dataset.idx);
+      else say("Choose a face-up card first: a column's exposed card may go into an empty cell.", true);
+      return;
+    }
+    if (card && card.dataset.pile) {
+      ev.preventDefault();
+      if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say("Put back."); return; }
+      if (sel) { select(card); return; }
+      tapCard(card);
+      return;
+    }
     if (card) {
       ev.preventDefault();
       const c = +card.dataset.col, i = +card.dataset.idx;
-      if (sel && c !== sel.col) { drop(c); return; }
+      if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); return; }
       if (sel) { select(card); return; }
       tapCard(card);
@@ -191,7 +244,7 @@
     const over = columnAt(ev.clientX, ev.clientY);
     if (over !== drag.over) {
       if (drag.over) drag.over.classList.remove("drag-over");
-      if (over && +over.dataset.col !== +drag.card.dataset.col) over.classList.add("drag-over");
+      if (over && over !== drag.card.closest(".col, .pile")) over.classList.add("drag-over");
       drag.over = over;
     }
   }, { passive: false });
@@ -230,6 +283,8 @@
     if (ghost) ghost.style.display = "none";
     const el = document.elementFromPoint(x, y);
     if (ghost) ghost.style.display = "";
+    const pile = el && el.closest && el.closest("#board .pile.cell");
+    if (pile) return pile;
     let col = el && el.closest && el.closest("#board .col");
     if (!col) {
       // Below a short column still counts as that column.
@@ -251,7 +306,10 @@
     d.card.classList.remove("dragging");
     if (d.over) d.over.classList.remove("drag-over");
     const target = cancel || !ev ? null : columnAt(ev.clientX, ev.clientY);
-    if (target && sel && +target.dataset.col !== sel.col) {
+    if (target && sel && target.dataset.pile === "cell") {
+      dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
+      dropCell(+target.dataset.idx);
+    } else if (target && sel && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) {
       dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
       drop(+target.dataset.col);
     } else { clearSel(); say("Put back."); }
@@ -289,6 +347,15 @@
     const inBoard = board() && board().contains(t);
     const key = ev.key;
 
+    if (inBoard && (key === "ArrowLeft" || key === "ArrowRight") && t.closest(".pile")) {
+      // Along the reserves and cells, then on to the columns.
+      ev.preventDefault();
+      const stops = $$("#piles a.card, #piles .cell-slot");
+      const j = stops.indexOf(t) + (key === "ArrowLeft" ? -1 : 1);
+      if (j >= 0 && j < stops.length) stops[j].focus();
+      else focusColumn(j < 0 ? ncols() - 1 : 0, "last");
+      return;
+    }
     if (inBoard && (key === "ArrowLeft" || key === "ArrowRight" || key === "ArrowUp" || key === "ArrowDown")) {
       const here = t.closest(".col");
       if (!here) return;
@@ -296,9 +363,15 @@
       const c = +here.dataset.col;
       if (key === "ArrowLeft" || key === "ArrowRight") {
         const step = key === "ArrowLeft" ? -1 : 1;
+        const stops = $$("#piles a.card, #piles .cell-slot");
+        if (stops.length && ((c === 0 && step < 0) || (c === ncols() - 1 && step > 0))) {
+          stops[step < 0 ? stops.length - 1 : 0].focus();
+          return;
+        }
+        const N = ncols();
         let n = c;
-        for (let k = 0; k < 7; k++) {
-          n = (n + step + 7) % 7;
+        for (let k = 0; k < N; k++) {
+          n = (n + step + N) % N;
           if (focusables(n).length) break;
         }
         focusColumn(n, "last");
@@ -310,11 +383,22 @@
       }
       return;
     }
+    if (inBoard && (key === " " || key === "Enter") && t.matches(".cell-slot")) {
+      ev.preventDefault();
+      if (sel) dropCell(+t.dataset.idx);
+      return;
+    }
+    if (inBoard && (key === " " || key === "Enter") && t.matches("a.card[data-pile]")) {
+      ev.preventDefault();
+      if (sel && sel.pile === t.dataset.pile && sel.idx === +t.dataset.idx) { clearSel(); say("Put back."); }
+      else select(t);
+      return;
+    }
     if (inBoard && (key === " " || key === "Enter") && t.matches("a.card")) {
       // The keyboard always picks up and drops (no one-tap): the player chooses the column.
       ev.preventDefault();
       const c = +t.dataset.col, i = +t.dataset.idx;
-      if (sel && c !== sel.col) { focusAfter = c; drop(c); }
+      if (sel && (sel.pile || c !== sel.col)) { focusAfter = c; drop(c); }
       else if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); }
       else select(t);
       return;
@@ -354,11 +438,12 @@
     items.forEach((e, j) => { e.hidden = j !== hintIdx; });
     const deal = $("#deal-btn");
     if (hintIdx === items.length) { if (deal) deal.classList.add("hint-src"); return; }
-    const [c, i, t] = items[hintIdx].dataset.move.split(".").map(Number);
-    const a = $("#c" + c + "-" + i);
+    // "c.i.t": column to column; a reserve or cell card "r0.0.t" / "f1.0.t"; into a cell "c.i.fK".
+    const [c, i, t] = items[hintIdx].dataset.move.split(".");
+    const a = c[0] === "r" ? $("#reserve-card-" + c.slice(1)) : c[0] === "f" ? $("#cell-card-" + c.slice(1)) : $("#c" + c + "-" + i);
     if (a) { a.classList.add("hint-pair"); a.dataset.hintTo = t; }
-    const col = colEl(t);
-    if (col) col.classList.add("hint-target");
+    const dst = destEl(t[0] === "f" ? t : +t);
+    if (dst) dst.classList.add("hint-target");
   }
   function hintsArrived() {
     hintVersion = version();
@@ -419,7 +504,8 @@
     const b = board();
     if (!b) return;
     const g = $("#game");
-    const top = b.getBoundingClientRect().top + window.scrollY;
+    const firstCol = $(".col", b);
+    const top = (firstCol || b).getBoundingClientRect().top + window.scrollY;
     const avail = Math.max(200, window.innerHeight - top - 8);
     g.style.setProperty("--avail", avail + "px");
     let need = 1.4;
@@ -430,7 +516,8 @@
       need = Math.max(need, 1.4 + 0.14 * d + 0.30 * Math.max(0, n - 1 - d) + 0.06);
     });
     const gap = parseFloat(getComputedStyle(b).columnGap) || 0;
-    const fit = 7 * (avail / need) + 6 * gap;
+    const n = ncols();
+    const fit = n * (avail / need) + (n - 1) * gap;
     b.style.setProperty("--fit-w", Math.floor(fit) + "px");
   }
   window.addEventListener("resize", layout);
@@ -495,7 +582,9 @@
     const cards = $$(".card", b).map((e) => [e, e.getBoundingClientRect()]);
     cards.forEach(([e, now]) => {
       const code = e.dataset.card;
-      const col = e.closest(".col").dataset.col;
+      const holder = e.closest(".col, .pile");
+      if (!holder) return;
+      const col = holder.dataset.col !== undefined ? holder.dataset.col : holder.id;
       const idx = Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e);
       if (!now.width) return;
       let old = null;
@@ -553,7 +642,8 @@
     if (!fresh || !st || still() || !board()) return;
     const from = st.getBoundingClientRect();
     $$("#board .card").forEach((e) => {
-      const col = +e.closest(".col").dataset.col;
+      const holder = e.closest(".col");
+      const col = holder ? +holder.dataset.col : 0;
       const now = e.getBoundingClientRect();
       if (!now.width) return;
       e.animate([
@@ -659,7 +749,7 @@
   function init() {
     // A card chosen through the page address (?select=, the no-JavaScript way) stays chosen.
     const s = $("#board a.card.sel");
-    if (s) sel = { col: +s.dataset.col, idx: +s.dataset.idx };
+    if (s) sel = s.dataset.pile ? { pile: s.dataset.pile, idx: +s.dataset.idx } : { col: +s.dataset.col, idx: +s.dataset.idx };
     const pref = $("#onetap-pref");
     if (pref) pref.checked = oneTap();
     layout();

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from app.config import get_settings
+from app.engine import ALL_VARIANTS
 from app.main import create_app
 from app.web.deps import csrf_token_for, read_player_cookie
 from tests.support.api_client import Player, assert_error, count_rows, player_rows
@@ -68,7 +69,7 @@ def test_a_brand_new_player_works_on_every_endpoint(app: FastAPI, engine: Engine
     stats = p.get("/api/stats")
     assert stats.status_code == 200
     variants = stats.json()["variants"]
-    assert set(variants) == {"scorpion", "scorpion-ii", "wasp"}
+    assert set(variants) == set(ALL_VARIANTS)
     for s in variants.values():
         assert s["started"] == 0 and s["won"] == 0 and s["current_streak"] == 0
     assert_error(p.get("/api/games/nothing-here"), 404)

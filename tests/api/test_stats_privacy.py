@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.config import get_settings
+from app.engine import ALL_VARIANTS
 from tests.support.api_client import KNOWN_WIN, Player, assert_error, count_rows
 
 
@@ -31,7 +32,7 @@ def test_stats_list_every_variant_with_the_documented_fields(app: FastAPI) -> No
     p = Player(app)
     body = p.get("/api/stats").json()
     assert set(body) == {"variants"}
-    assert set(body["variants"]) == {"scorpion", "scorpion-ii", "wasp"}
+    assert set(body["variants"]) == set(ALL_VARIANTS)
     for s in body["variants"].values():
         assert {"started", "won", "current_streak", "best_streak"} <= set(s)
         assert s["started"] == 0 and s["won"] == 0 and s["win_rate"] is None

@@ -30,6 +30,9 @@ GAME_KEYS = [
     "can_undo",
     "can_redo",
     # Extensions (docs/api.md), after the base keys:
+    "reserves",
+    "cells",
+    "runs_needed",
     "assisted",
     "moves_made",
     "difficulty",
@@ -75,15 +78,29 @@ class Player:
         assert r.status_code == 201, r.text
         return dict(r.json())
 
-    def move(self, gid: str, a: int, i: int, b: int, version: int | None = None) -> Any:
+    def move(
+        self,
+        gid: str,
+        a: int,
+        i: int,
+        b: int,
+        version: int | None = None,
+        from_pile: str | None = None,
+        to_pile: str | None = None,
+    ) -> Any:
         body: dict[str, Any] = {"from_column": a, "from_index": i, "to_column": b}
+        if from_pile is not None:
+            body["from_pile"] = from_pile
+        if to_pile is not None:
+            body["to_pile"] = to_pile
         if version is not None:
             body["version"] = version
         return self.post(f"/api/games/{gid}/moves", body)
 
     def apply(self, gid: str, action: list[Any] | tuple[Any, ...]) -> Any:
         if action[0] == "move":
-            return self.move(gid, action[1], action[2], action[3])
+            piles = tuple(action[4:6]) if len(action) == 6 else (None, None)
+            return self.move(gid, action[1], action[2], action[3], None, *piles)
         return self.post(f"/api/games/{gid}/{action[0]}")
 
 
@@ -104,17 +121,21 @@ def mirror(
 ) -> Game:
     """A local engine game with the same deal as a game created through the API."""
     if deal is not None:
-        return Game.new(variant, parse_deal(deal))
+        return Game.new(variant, parse_deal(deal, variant))
     assert deal_number is not None
-    return Game.new(variant, deal_from_number(deal_number))
+    return Game.new(variant, deal_from_number(deal_number, variant))
 
 
 def hidden_codes(game: Game) -> set[str]:
     """Codes of the cards a player must not see now: face-down cards and the stock."""
     out = {code(c) for c in game.stock}
+    # A multi-deck card may be hidden in one copy and shown in another: only cards with no
+    # face-up copy anywhere are "hidden" for the leak checks.
+    shown = {c for col in game.public_view().columns for c in col if c is not None}
+    shown |= {c for c in game.public_view().reserves + game.public_view().cells if c}
     for ci, col in enumerate(game.cols):
         out |= {code(c) for c in col[: game.hidden[ci]]}
-    return out
+    return out - shown
 
 
 def assert_no_hidden_card(response_text: str, game: Game) -> None:
