@@ -16,7 +16,6 @@ from .errors import (
 from .games import (
     act,
     action_log,
-    check_variant,
     create_game,
     deal,
     get_game,
@@ -28,6 +27,7 @@ from .games import (
     saved_games,
     undo,
 )
+from .new_deals import check_variant
 from .players import (
     delete_games,
     delete_player,

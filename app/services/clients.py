@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 
-from .ratelimit import RateLimited
+from .errors import RateLimited
 
 current_address: ContextVar[str | None] = ContextVar("scorpion_client_address", default=None)
 

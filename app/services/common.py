@@ -26,6 +26,7 @@ from app.config import Settings, get_settings
 from app.db.models import DeletedPlayer, Player, PlayerSettings, StatEvent, VariantStats, utcnow
 from app.db.session import begin_write
 
+from .clients import count_new_player
 from .errors import PlayerDeleted
 
 
@@ -106,8 +107,6 @@ def create_player_row(db: Session, player_id: str, *, settings: Settings | None 
             lock_player_id(db, player_id)
         if is_tombstoned(db, player_id):
             raise PlayerDeleted()
-        from .clients import count_new_player  # (clients builds on ratelimit, which uses this)
-
         count_new_player(db, settings=settings)  # per client address: 429 past the limit
         insert_ignore(db, Player, id=player_id, created_at=utcnow())
         if lock_player(db, player_id):

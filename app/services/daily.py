@@ -21,9 +21,7 @@ race (today: "not started"; a past day: ``NotFound``).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -31,37 +29,22 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.config import Settings, get_settings
 from app.db.models import GameRow, Race, RaceEntry, utcnow
 
 from . import clients, daily_pool
 from .common import is_postgres, read_tx, write_tx
+from .days import daily_secret, today
 from .errors import InvalidRequest, NotFound
-from .games import check_variant
+from .new_deals import check_variant
 from .race import entry_status, play_race
 from .types import GameState
 
-# The clock of the daily deal (UTC). Tests replace it to move between days.
-clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
-
 NOT_PLAYED = "No daily deal was played on that day."
-
-
-def today() -> date:
-    return clock().astimezone(UTC).date()
 
 
 def day_end(day: date) -> datetime:
     """The end of the UTC day ``day`` (midnight after it)."""
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC)
-
-
-def daily_secret(settings: Settings | None = None) -> bytes:
-    """``DAILY_SECRET``, or (unset) a key derived from ``SECRET_KEY`` for this purpose only."""
-    settings = settings or get_settings()
-    if settings.daily_secret:
-        return settings.daily_secret.encode()
-    return hmac.new(settings.secret_key.encode(), b"daily-deal", hashlib.sha256).digest()
 
 
 def daily_race_key(variant: str, day: date) -> str:

@@ -6,6 +6,8 @@ and ``ActionRefused`` -> 422.
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class ServiceError(Exception):
     code = "error"
@@ -64,3 +66,21 @@ class PlayerDeleted(Exception):
             "saved for it any more. Reload the page to start afresh as a new player."
         )
         super().__init__(self.message)
+
+
+class RateLimited(Exception):
+    """Too many requests of one scope in the current window (HTTP 429 with Retry-After)."""
+
+    def __init__(
+        self, scope: Literal["games", "actions"], limit: int, window_seconds: int, retry_after: int
+    ) -> None:
+        what = "new games" if scope == "games" else "actions"
+        super().__init__(
+            f"Too many {what}: at most {limit} every {window_seconds} seconds. "
+            f"Please wait {retry_after} seconds and try again."
+        )
+        self.message = str(self)
+        self.scope = scope
+        self.limit = limit
+        self.window_seconds = window_seconds
+        self.retry_after = retry_after

@@ -32,7 +32,6 @@ move and deal performed (undo and redo add nothing); ``moves`` stays the engine'
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
@@ -43,24 +42,15 @@ from sqlalchemy.orm import Session
 from app import observability
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import (
-    MAX_DEAL_NUMBER,
-    MIN_DEAL_NUMBER,
     Action,
-    DealError,
     EngineError,
     Game,
-    check_deal_number,
-    deal_from_number,
-    format_deal,
-    get_variant,
-    parse_deal,
 )
-from app.engine.solver import DIFFICULTIES, random_winnable_deal
-from app.engine.variants import ALL_VARIANTS
 
 from .common import add_event, ensure_player, is_postgres, lock_player, read_tx, stats_row, write_tx
 from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
 from .game_core import game_state, load_game, logged_action, start_game
+from .new_deals import check_variant, resolve_deal, winnable_deal
 from .race import report_progress
 from .ratelimit import consume as count_request
 from .types import GameState, Hints
@@ -152,52 +142,6 @@ def saved_games(db: Session, player_id: str) -> list[GameState]:
 # -- starting games ----------------------------------------------------------------------------
 
 
-def random_deal_number() -> int:
-    return MIN_DEAL_NUMBER + secrets.randbelow(MAX_DEAL_NUMBER - MIN_DEAL_NUMBER + 1)
-
-
-def check_variant(variant: Any) -> str:
-    if not isinstance(variant, str) or variant not in ALL_VARIANTS:
-        names = ", ".join(ALL_VARIANTS)
-        raise InvalidRequest(f"There is no variant called {variant!r}: choose one of {names}.")
-    return variant
-
-
-def _resolve_deal(variant: str, deal_number: Any, deal: Any) -> tuple[int | None, str]:
-    """(deal_number or None, deal string) of ``variant`` for a new game; ``InvalidRequest``
-    if bad."""
-    if deal_number is not None and deal is not None:
-        raise InvalidRequest("Give either a deal number or a deal string, not both.")
-    try:
-        if deal is not None:
-            return None, format_deal(parse_deal(deal, variant))
-        if deal_number is None:
-            deal_number = random_deal_number()
-        check_deal_number(deal_number)
-        return deal_number, format_deal(deal_from_number(deal_number, variant))
-    except DealError as exc:
-        raise InvalidRequest(exc.message) from None
-
-
-def _winnable_deal(variant: str, difficulty: Any) -> tuple[int, str | None]:
-    """(deal number, its grade) of a random deal from ``variant``'s catalog of deals the solver
-    proved winnable, of the asked ``difficulty`` (any grade when None)."""
-    if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise InvalidRequest(
-            f"There is no difficulty called {difficulty!r}: choose easy, medium or hard."
-        )
-    try:
-        number = random_winnable_deal(variant, difficulty=difficulty)
-    except LookupError:
-        grade = f"{difficulty} " if difficulty else ""
-        title = get_variant(variant).title
-        raise InvalidRequest(
-            f"There is no list of proved winnable {grade}deals for {title} yet: start a random "
-            "deal, or choose a deal number."
-        ) from None
-    return number, difficulty
-
-
 def create_game(
     db: Session,
     player_id: str,
@@ -225,8 +169,8 @@ def create_game(
             raise InvalidRequest(
                 "A winnable deal is chosen by the server: give no deal number or deal string."
             )
-        deal_number, grade = _winnable_deal(variant, difficulty)
-    number, deal_text = _resolve_deal(variant, deal_number, deal)
+        deal_number, grade = winnable_deal(variant, difficulty)
+    number, deal_text = resolve_deal(variant, deal_number, deal)
     with write_tx(db):
         settings = ensure_player(db, player_id)
         row, game = start_game(db, player_id, settings, variant, number, deal_text, None, grade)

@@ -36,6 +36,7 @@ from app.engine import Action, DealError, EngineError, Game, parse_deal
 
 from . import clients
 from .common import ensure_player, insert_ignore, read_tx, write_tx
+from .days import daily_secret, today
 from .errors import NotFound
 from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
@@ -225,8 +226,6 @@ def attempt_key(player_id: str, race_id: str) -> str:
     import hashlib
     import hmac
 
-    from .daily import daily_secret
-
     mac = hmac.new(daily_secret(), f"ranked|{race_id}|{player_id}".encode(), hashlib.sha256)
     return mac.hexdigest()
 
@@ -236,8 +235,6 @@ def may_rank(db: Session, race: Race, player_id: str) -> bool:
     transaction): not on a daily deal whose day is over, not if a ranked attempt of theirs was
     ever recorded (even if they deleted their results since), and not past
     ``RANKED_ENTRIES_PER_ADDRESS`` ranked entries from their client address."""
-    from .daily import today
-
     if race.kind == "daily" and race.day != today():
         return False
     key = attempt_key(player_id, race.id)

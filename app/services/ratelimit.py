@@ -36,25 +36,10 @@ from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.services.common import create_player_row, is_postgres, write_tx
+from app.services.errors import RateLimited
 
 Scope = Literal["games", "actions"]
 SCOPES: tuple[Scope, ...] = ("games", "actions")
-
-
-class RateLimited(Exception):
-    """Too many requests of one scope in the current window (HTTP 429 with Retry-After)."""
-
-    def __init__(self, scope: Scope, limit: int, window_seconds: int, retry_after: int) -> None:
-        what = "new games" if scope == "games" else "actions"
-        super().__init__(
-            f"Too many {what}: at most {limit} every {window_seconds} seconds. "
-            f"Please wait {retry_after} seconds and try again."
-        )
-        self.message = str(self)
-        self.scope = scope
-        self.limit = limit
-        self.window_seconds = window_seconds
-        self.retry_after = retry_after
 
 
 def limit_for(settings: Settings, scope: Scope) -> int:

@@ -46,7 +46,7 @@ from app.web.rendering import (
     see_other,
     templates,
 )
-from app.web.view import describe_move
+from app.web.words import describe_move
 
 router = APIRouter(include_in_schema=False)
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from app.db.session import SessionDep
 from app.services import analysis
-from app.web.api import ErrorOut, GameId, HintMoveOut, StrictBody, error_responses
+from app.web.api import GameId, error_responses
+from app.web.api_models import ErrorOut, HintMoveOut, StrictBody
 from app.web.deps import PlayerId
 
 

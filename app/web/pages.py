@@ -47,7 +47,8 @@ from app.web.rendering import (
     render,
     see_other,
 )
-from app.web.view import board_view, describe_change, parse_pile_selection, parse_selection
+from app.web.view import board_view, parse_pile_selection, parse_selection
+from app.web.words import describe_change
 
 router = APIRouter(include_in_schema=False)
 

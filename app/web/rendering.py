@@ -28,7 +28,8 @@ from app.services import GameState
 from app.web import static_files
 from app.web.deps import CsrfToken, PlayerId
 from app.web.examples import variant_example
-from app.web.view import board_view, card_name, format_seconds, rank_label, suit_name
+from app.web.view import board_view
+from app.web.words import card_name, format_seconds, rank_label, suit_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"

@@ -26,7 +26,7 @@ from app.services import daily as daily_service
 from app.services import profiles as profile_service
 from app.services.leaderboard import MAX_PAGE, PAGE_SIZE, Board, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id
-from app.web.api import ErrorOut, GameOut, StrictBody, game_out
+from app.web.api_models import ErrorOut, GameOut, StrictBody, game_out
 from app.web.deps import PlayerId
 from app.web.race_streams import EventStreamResponse, json_stream
 from app.web.rendering import base_url

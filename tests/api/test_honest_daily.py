@@ -17,7 +17,7 @@ from sqlalchemy import Engine, text
 from starlette.requests import HTTPConnection
 
 from app.config import get_settings
-from app.services import daily
+from app.services import days
 from app.web.security import client_address
 from tests.support.api_client import Player, assert_error, count_rows
 from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.usefixtures("configured")
 def day(monkeypatch: pytest.MonkeyPatch) -> Iterator[date]:
     when = date(2045, 1, 1) + timedelta(days=uuid.uuid4().int % 20000)
     noon = datetime(when.year, when.month, when.day, 12, tzinfo=UTC)
-    monkeypatch.setattr(daily, "clock", lambda: noon)
+    monkeypatch.setattr(days, "clock", lambda: noon)
     yield when
 
 
@@ -63,7 +63,7 @@ def test_the_daily_json_has_no_deal_number_and_publishes_the_deal_string_after(
         deal = conn.execute(text("SELECT deal FROM games WHERE id = :g"), {"g": g["id"]}).scalar()
     assert deal not in p.get("/api/daily/scorpion").text
     later = datetime(day.year, day.month, day.day, 12, tzinfo=UTC) + timedelta(days=1)
-    monkeypatch.setattr(daily, "clock", lambda: later)
+    monkeypatch.setattr(days, "clock", lambda: later)
     past = p.get(f"/api/daily/scorpion/{day.isoformat()}").json()
     assert past["over"] and past["deal"] == deal and past["deal_number"] is None
 

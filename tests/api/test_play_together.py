@@ -17,7 +17,7 @@ from sqlalchemy import Engine, text
 
 from app.config import Settings
 from app.engine import Action, Game, deal_from_number, parse_deal
-from app.services import daily
+from app.services import daily, days
 from tests.support.api_client import Player, assert_error, assert_no_hidden_card, count_rows
 from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
 
@@ -30,7 +30,7 @@ def on_day(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     def set_day(day: date) -> None:
         noon = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
-        monkeypatch.setattr(daily, "clock", lambda: noon)
+        monkeypatch.setattr(days, "clock", lambda: noon)
 
     yield set_day
 

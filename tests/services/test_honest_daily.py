@@ -20,7 +20,7 @@ from app.config import Settings, get_settings
 from app.db.models import DailyPoolEntry, GameRow, Race
 from app.engine import Game, deal_from_number, parse_deal
 from app.engine.solver import winnable_deals
-from app.services import clients, daily, daily_pool, players
+from app.services import clients, daily, daily_pool, days, players
 from app.services.common import read_tx, write_tx
 from app.services.leaderboard import PAGE_SIZE, leaderboard
 from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
@@ -41,7 +41,7 @@ def fresh_day() -> date:
 def day(monkeypatch: pytest.MonkeyPatch) -> Iterator[date]:
     when = fresh_day()
     noon = datetime(when.year, when.month, when.day, 12, tzinfo=UTC)
-    monkeypatch.setattr(daily, "clock", lambda: noon)
+    monkeypatch.setattr(days, "clock", lambda: noon)
     yield when
 
 
@@ -178,7 +178,7 @@ def test_a_win_finished_after_the_day_is_not_ranked(
 ) -> None:
     the_day = date(2020, 1, 1) + timedelta(days=uuid.uuid4().int % 1500)  # before the real now
     monkeypatch.setattr(
-        daily,
+        days,
         "clock",
         lambda: datetime.combine(the_day, datetime.min.time(), UTC) + timedelta(hours=23),
     )

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.engine import DEFAULT_VARIANT
-from app.services import NotFound, analysis, challenges, daily, profiles
+from app.services import NotFound, analysis, challenges, daily, days, profiles
 from app.services.leaderboard import leaderboard
 from app.services.race import Progress, standings
 from app.services.race_panel import PANEL_ROWS, panel_rows, race_panel, race_panel_for_game
@@ -28,7 +28,7 @@ def day(monkeypatch: pytest.MonkeyPatch) -> Iterator[date]:
     """A day of its own for each test (so the daily races of the tests never meet)."""
     when = date(2035, 1, 1 + uuid.uuid4().int % 28)
     noon = datetime(when.year, when.month, when.day, 12, tzinfo=UTC)
-    monkeypatch.setattr(daily, "clock", lambda: noon)
+    monkeypatch.setattr(days, "clock", lambda: noon)
     yield when
 
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from app.db.models import Base
-from app.services import daily
+from app.services import daily, days
 from app.services.race_panel import daily_race_id
 from tests.support.api_client import Player, count_rows
 
@@ -48,7 +48,7 @@ def test_no_get_route_writes_anything(
 
     def on(day: date) -> None:
         noon = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
-        monkeypatch.setattr(daily, "clock", lambda: noon)
+        monkeypatch.setattr(days, "clock", lambda: noon)
 
     owner = Player(app)
     on(yesterday)

@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import Engine
 
-from app.services import daily
+from app.services import days
 from tests.support.api_client import Player, assert_error, count_rows
 
 pytestmark = pytest.mark.usefixtures("configured")
@@ -26,7 +26,7 @@ def test_daily_page_play_resume_and_again(
     app: FastAPI, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     noon = datetime(2031, 7, 7, 12, tzinfo=UTC)
-    monkeypatch.setattr(daily, "clock", lambda: noon)
+    monkeypatch.setattr(days, "clock", lambda: noon)
     p = Player(app)
     r = p.http.get("/daily", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/daily/scorpion"
@@ -58,10 +58,10 @@ def test_daily_page_play_resume_and_again(
     r = p.get(f"/daily/scorpion/{date(2031, 7, 6).isoformat()}")  # nobody played it
     assert r.status_code == 404 and "No daily deal was played on that day" in r.text
     later = datetime(2031, 7, 8, 12, tzinfo=UTC)
-    monkeypatch.setattr(daily, "clock", lambda: later)
+    monkeypatch.setattr(days, "clock", lambda: later)
     past = p.get(f"/daily/scorpion/{date(2031, 7, 7).isoformat()}").text
     assert 'id="daily-deal-string"' in past and "hx-sse:connect" not in past
-    monkeypatch.setattr(daily, "clock", lambda: noon)
+    monkeypatch.setattr(days, "clock", lambda: noon)
 
 
 def test_challenge_button_and_page(app: FastAPI) -> None:
