@@ -27,11 +27,14 @@ from tests.support.server import LiveServer, migrate, sqlite_database
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One server for the session: a fresh SQLite database, migrated, one worker."""
+    """One server for the session: a fresh SQLite database, migrated, one worker. A scripted
+    browser wins in far less than a human could, so the plausibility floor of ranked wins
+    (``RANKED_MIN_SECONDS_PER_MOVE``, tested on its own in tests/services and tests/api) is 0."""
     tmp = tmp_path_factory.mktemp("e2e")
     url = sqlite_database(tmp)
     migrate(url)
-    live = LiveServer(url, workers=1, env={"RATE_LIMITS": "off"}, log_path=tmp / "uvicorn.log")
+    env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0"}
+    live = LiveServer(url, workers=1, env=env, log_path=tmp / "uvicorn.log")
     live.start()
     try:
         yield live

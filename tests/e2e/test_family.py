@@ -11,7 +11,16 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
-from tests.support.browser import Problems, animations_done, shot, tap, version, wait_version, watch
+from tests.support.browser import (
+    Problems,
+    animations_done,
+    settled,
+    shot,
+    tap,
+    version,
+    wait_version,
+    watch,
+)
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
@@ -37,6 +46,7 @@ def _open(page: Page, server: LiveServer, variant: str, number: int) -> None:
     ).click()
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
+    settled(page)  # a fresh game deals its cards out of the stock first: no card is moving
 
 
 def _fits(page: Page) -> dict[str, Any]:
