@@ -5,40 +5,19 @@ recomputed from unassisted wins; downgrading keeps every other row (no table is 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from alembic import command
 
 from app.db.session import make_engine
 from tests.support.postgres import (
-    BACKENDS,
     alembic_config,
-    create_pg_database,
-    drop_pg_database,
-    require_postgres_or_skip,
 )
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 DT = sa.DateTime(timezone=True)
-
-
-@pytest.fixture(params=BACKENDS)
-def fresh_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('mig4') / 'm.db'}"
-        return
-    require_postgres_or_skip()
-    name, url = create_pg_database()
-    try:
-        yield url
-    finally:
-        drop_pg_database(name)
 
 
 def at(minutes: int) -> datetime:

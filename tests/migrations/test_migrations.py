@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
-import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
@@ -16,29 +14,9 @@ from sqlalchemy import inspect
 from app.db.models import Base
 from app.db.session import make_engine
 from tests.support.postgres import (
-    BACKENDS,
     ROOT,
     alembic_config,
-    create_pg_database,
-    drop_pg_database,
-    require_postgres_or_skip,
 )
-
-
-@pytest.fixture(params=BACKENDS)
-def fresh_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """A brand-new, empty database for one test."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('mig') / 'm.db'}"
-        return
-    require_postgres_or_skip()
-    name, url = create_pg_database()
-    try:
-        yield url
-    finally:
-        drop_pg_database(name)
 
 
 def _tables(url: str) -> set[str]:
