@@ -6,11 +6,17 @@ and ``ActionRefused`` -> 422.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .types import GameState
 
 
 class ServiceError(Exception):
     code = "error"
+    # The game as it stands, when the refusing service had it at hand and was asked for it
+    # (``act(..., with_change=True)``): the page shows it without reading it again.
+    current: GameState | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
