@@ -261,7 +261,9 @@ async def _form_token(
 # -- dependencies for routes -------------------------------------------------------------------
 
 
-def get_player_id(request: Request) -> str:
+# The dependencies are ``async``: they do no I/O, and a plain ``def`` would cost a hop to the
+# thread pool each (FastAPI runs sync dependencies there).
+async def get_player_id(request: Request) -> str:
     """The requesting player's id (set by ``IdentityMiddleware``)."""
     player_id = request.scope.get("state", {}).get("player_id")
     if not isinstance(player_id, str):
@@ -269,7 +271,7 @@ def get_player_id(request: Request) -> str:
     return player_id
 
 
-def get_csrf_token(request: Request) -> str:
+async def get_csrf_token(request: Request) -> str:
     """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
     token = request.scope.get("state", {}).get("csrf_token")
     if not isinstance(token, str):

@@ -181,16 +181,16 @@ def _after_action(
     csrf_token: str,
     game_id: str,
     action: str,
-    run: Callable[[bool], GameState],
+    run: Callable[[], GameState],
     move: Move | None = None,
 ) -> Response:
-    """Run a game action (``run(with_change)``: one transaction) and answer it: the changed
-    blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
+    """Run a game action (``run()``: ``act`` ``with_change``, one transaction) and answer it:
+    the changed blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
     (``exc.current``), so no path reads the game again (but a form too broken to reach the
     service, without htmx)."""
     htmx = is_htmx(request)
     try:
-        state = run(htmx)
+        state = run()
     except NotFound:
         return not_found(request, csrf_token)
     except VersionConflict as exc:
@@ -249,7 +249,7 @@ def move(
             else "Choose the column the card goes to."
         )
 
-        def refuse(_: bool) -> GameState:
+        def refuse() -> GameState:
             raise services.InvalidRequest(message)
 
         return _after_action(request, db, player, csrf_token, game_id, "move", refuse)
@@ -260,8 +260,8 @@ def move(
         csrf_token,
         game_id,
         "move",
-        lambda change: services.act(
-            db, player, game_id, ("move", a, i, b, fp, tp), expected, with_change=change
+        lambda: services.act(
+            db, player, game_id, ("move", a, i, b, fp, tp), expected, with_change=True
         ),
         pile_move(fp, a, i, tp, b),
     )
@@ -278,8 +278,8 @@ def step_action(
     kind = request.url.path.rsplit("/", 1)[-1]
     expected = int_or_none(version)
 
-    def step(change: bool) -> GameState:
-        return services.act(db, player, game_id, (kind,), expected, with_change=change)
+    def step() -> GameState:
+        return services.act(db, player, game_id, (kind,), expected, with_change=True)
 
     return _after_action(request, db, player, csrf_token, game_id, kind, step)
 

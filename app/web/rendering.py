@@ -83,9 +83,9 @@ class PageRequest:
     csrf_token: str
 
 
-def _page_request(
+async def _page_request(
     request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfToken
-) -> PageRequest:
+) -> PageRequest:  # async: no thread-pool hop for a dependency that does no I/O
     return PageRequest(request, db, player, csrf_token)
 
 
