@@ -263,6 +263,7 @@ def act(
             _INSERT_ACTION,
             {
                 "game_id": row.id,
+                "player_id": player_id,
                 "seq": row.version,
                 "kind": kind,
                 "from_column": int(action[1]) if is_move else None,

@@ -207,7 +207,12 @@ def _after_action(
     before = state.previous
     notice = describe_change(before, state.view, action, move)
     ctx = board_context(request, csrf_token, state, notice=notice)
-    # Only what changed: the status and tools, the message, the piles and the columns that differ.
+    # Only what changed: the status, the message, the tools that changed (the page's script
+    # copies the new version into their forms), the piles and the columns that differ.
+    after = state.view
+    tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
+    changed_tools = {name for name, old, new in tools if old != new}
+    ctx["tools"] = "all" if before.status != after.status else changed_tools
     ctx["piles_changed"] = (before.reserves, before.cells) != (
         state.view.reserves,
         state.view.cells,
