@@ -71,3 +71,9 @@ bench-ui: $(PY)
 bench-floor: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_floor --rounds $(or $(ROUNDS),3)
+
+# PostgreSQL's cost of a player action (docs/capacity.md): transactions, rows and WAL bytes
+# per action, app and database CPU per action, on a fresh database at 127.0.0.1:5432.
+bench-pg: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.pg_cost --rounds $(or $(ROUNDS),4)
