@@ -61,11 +61,10 @@ MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo ar
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # The hot path's statements, built once (statement construction costs more than SQLite).
-_SELECT_FOR_ACTION = (
-    select(_GAMES)
-    .where(_GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid"))
-    .with_for_update()
+_SELECT_GAME = select(_GAMES).where(
+    _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
 )
+_SELECT_FOR_ACTION = _SELECT_GAME.with_for_update()
 _INSERT_ACTION = insert(_ACTIONS)
 _UPDATE_AFTER_ACTION = (
     update(_GAMES)
@@ -84,9 +83,15 @@ _UPDATE_AFTER_ACTION = (
 
 
 def get_game(db: Session, player_id: str, game_id: str) -> GameState:
-    """The player's game ``game_id``; ``NotFound`` if missing or someone else's."""
+    """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
+    a Core statement built once (the play page's hot path)."""
+    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+        raise NotFound()
     with read_tx(db):
-        return game_state(load_game(db, player_id, game_id))
+        row = db.execute(_SELECT_GAME, {"gid": game_id, "pid": player_id}).one_or_none()
+        if row is None:
+            raise NotFound()
+        return game_state(row)
 
 
 @observability.count_action("hint")

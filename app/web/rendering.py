@@ -70,6 +70,17 @@ templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=R
 templates.env.globals["together_css"] = "css/together.css"
 
 
+def _card_pictures() -> tuple[dict[str, Markup], Markup]:
+    """Every card face (by code) and the back, rendered once from partials/cards.html: the
+    board's columns look them up instead of calling a macro 52 times a page."""
+    cards = templates.env.get_template("partials/cards.html").module
+    faces = {r + s: Markup(cards.face(r + s)) for r in "A23456789TJQK" for s in "SHDC"}  # type: ignore[attr-defined]
+    return faces, Markup(cards.back())  # type: ignore[attr-defined]
+
+
+templates.env.globals["card_faces"], templates.env.globals["card_back"] = _card_pictures()
+
+
 # -- requests and responses ------------------------------------------------------------------
 
 
