@@ -37,10 +37,11 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app import observability
+from app.db.fast import Cursor, Fast
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import (
     Action,
@@ -64,18 +65,24 @@ _ACTIONS = cast(Table, MoveLog.__table__)
 _SELECT_GAME = select(_GAMES).where(
     _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
 )
-_SELECT_FOR_ACTION = _SELECT_GAME.with_for_update()
-_INSERT_ACTION = insert(_ACTIONS)
-_UPDATE_AFTER_ACTION = (
-    update(_GAMES)
-    .where(_GAMES.c.id == bindparam("gid"))
-    .values(
-        version=bindparam("version"),
-        snapshot=bindparam("snapshot"),
-        moves=bindparam("moves"),
-        moves_made=bindparam("moves_made"),
-        updated_at=bindparam("updated_at"),
-    )
+# An action's three statements, on the driver's cursor (``app.db.fast``).
+_GAME_COLUMNS = ", ".join(c.name for c in _GAMES.columns)
+_SELECT_FOR_ACTION = Fast(
+    f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid",
+    postgres=f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid FOR UPDATE",
+    columns=list(_GAMES.columns),
+)
+_ACTION_COLUMNS: tuple[str, ...] = ("game_id", "player_id", "seq", "kind", "from_column")
+_ACTION_COLUMNS += ("from_index", "to_column", "from_pile", "to_pile", "created_at")
+_INSERT_ACTION = Fast(
+    f"INSERT INTO game_actions ({', '.join(_ACTION_COLUMNS)}) "
+    f"VALUES ({', '.join(':' + c for c in _ACTION_COLUMNS)})",
+    binds={"created_at": _ACTIONS.c.created_at.type},
+)
+_UPDATE_AFTER_ACTION = Fast(
+    "UPDATE games SET version = :version, snapshot = :snapshot, moves = :moves, "
+    "moves_made = :moves_made, updated_at = :updated_at WHERE id = :gid",
+    binds={"updated_at": _GAMES.c.updated_at.type},
 )
 
 
@@ -244,9 +251,11 @@ def act(
         action = _check_action(action)
         if not known or not isinstance(game_id, str) or not game_id or len(game_id) > 64:
             raise NotFound()
-        row = db.execute(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id}).one_or_none()
-        if row is None:
+        cursor = Cursor(db)
+        found = cursor.one_or_none(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id})
+        if found is None:
             raise NotFound()
+        row = SimpleNamespace(**found)
         game = Game.from_snapshot(row.snapshot)
         previous = game.public_view() if with_change else None
         try:
@@ -264,7 +273,7 @@ def act(
         kind = action[0]
         is_move = kind == "move"
         piles = action[4:6] if is_move and len(action) == 6 else (None, None)
-        db.execute(
+        cursor.rows(
             _INSERT_ACTION,
             {
                 "game_id": row.id,
@@ -286,7 +295,7 @@ def act(
             "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
             "updated_at": now,
         }
-        db.execute(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
+        cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
         if game.won:
             won = {"status": "won", "finished_at": now, "saved": False}
             won["counted"] = _record_win(db, player_id, row, values["moves_made"], now)
@@ -305,7 +314,7 @@ def act(
                 version=values["version"],
                 now=now,
             )
-        state = game_state(SimpleNamespace(**{**row._asdict(), **values}), game)
+        state = game_state(SimpleNamespace(**{**found, **values}), game)
         return replace(state, previous=previous) if with_change else state
 
 

@@ -33,13 +33,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
+from app.db.fast import Cursor, Fast
 from app.db.session import begin_write
-from app.services.common import create_player_row, is_postgres, lock_player, write_tx
+from app.services.common import create_player_row, is_postgres, write_tx
 from app.services.errors import RateLimited, ServiceError
 from app.services.windows import retry_after, window_start, window_upsert
 
@@ -65,13 +65,20 @@ _UPSERT = window_upsert(
            CAST(:window_start AS BIGINT), 1
     WHERE EXISTS (SELECT 1 FROM players WHERE players.id = :player_id)""",
 )
-# PostgreSQL, for ``consume``'s transaction of its own: it commits without waiting for the
-# disk (``synchronous_commit`` off for that transaction alone).
-_UPSERT_PG = text(
-    str(_UPSERT.text).replace(
+# Run on the driver's cursor (``app.db.fast``: every action counts). PostgreSQL, for
+# ``consume``'s transaction of its own: it commits without waiting for the disk
+# (``synchronous_commit`` off for that transaction alone).
+_COUNT = Fast(_UPSERT.text)
+_COUNT_RELAXED = Fast(
+    _UPSERT.text,
+    postgres=_UPSERT.text.replace(
         "WHERE EXISTS",
         "WHERE set_config('synchronous_commit', 'off', true) = 'off' AND EXISTS",
-    )
+    ),
+)
+_LOCK_PLAYER = Fast(
+    "SELECT id FROM players WHERE id = :id",
+    postgres="SELECT id FROM players WHERE id = :id FOR UPDATE",
 )
 
 
@@ -94,11 +101,10 @@ def count(
     length = max(1, int(settings.rate_limit_window_seconds))
     current = time.time() if now is None else now
     params = {"player_id": player_id, "scope": scope, "window_start": window_start(current, length)}
-    upsert = _UPSERT_PG if relaxed and is_postgres(db) else _UPSERT
-    row = db.connection().execute(upsert, params).one_or_none()
-    if row is None:
+    rows = Cursor(db).rows(_COUNT_RELAXED if relaxed else _COUNT, params)
+    if not rows:
         return None
-    counted, started = int(row[0]), int(row[1])
+    counted, started = int(rows[0][0]), int(rows[0][1])
     limit = limit_for(settings, scope)
     if counted > limit:
         raise RateLimited(scope, limit, length, retry_after(started, length, current))
@@ -141,7 +147,7 @@ def counted_tx(db: Session, player_id: str, scope: Scope) -> Iterator[bool]:
         if scope == "games":
             known = create_player_row(db, player_id)
         else:
-            known = lock_player(db, player_id) if is_postgres(db) else True
+            known = not is_postgres(db) or bool(Cursor(db).rows(_LOCK_PLAYER, {"id": player_id}))
         if known:
             count(db, player_id, scope)
         yield known

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from functools import lru_cache
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
@@ -45,7 +46,12 @@ _SIGNER_SALT = "scorpion.player"
 
 
 def _signer(settings: Settings) -> Signer:
-    return Signer(settings.secret_key, salt=_SIGNER_SALT)
+    return _signer_for(settings.secret_key)
+
+
+@lru_cache(maxsize=4)
+def _signer_for(secret_key: str) -> Signer:  # made once, not on every request
+    return Signer(secret_key, salt=_SIGNER_SALT)
 
 
 def sign_player_id(player_id: str, settings: Settings | None = None) -> str:
@@ -74,9 +80,14 @@ def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
 def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
     """Whether ``token`` is ``player_id``'s CSRF token. Anything else, a token with non-ASCII
     characters included (``hmac.compare_digest`` refuses to compare those), is simply wrong."""
+    return token_matches(csrf_token_for(player_id, settings), token)
+
+
+def token_matches(expected: str, token: str | None) -> bool:
+    """Whether ``token`` is ``expected``, in constant time; a non-ASCII token is simply wrong."""
     if not token or not token.isascii():
         return False
-    return hmac.compare_digest(csrf_token_for(player_id, settings), token)
+    return hmac.compare_digest(expected, token)
 
 
 def _cookie_header(conn: HTTPConnection, settings: Settings, value: str, max_age: int) -> str:
@@ -195,7 +206,7 @@ class IdentityMiddleware:
         token = headers.get(CSRF_HEADER)
         if token is None:
             token, receive = await _form_token(scope, receive, headers)
-        if not csrf_token_valid(player_id, token, settings):
+        if not token_matches(scope["state"]["csrf_token"], token):  # made once, by __call__
             return (
                 "This request could not be verified: its security token (CSRF token) is "
                 "missing or wrong. Reload the page and try again.",
