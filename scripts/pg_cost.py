@@ -11,14 +11,17 @@ Around the timed run it reads:
   found in ``pg_stat_activity``): PostgreSQL CPU per action;
 - ``pg_stat_database`` of this database: transactions (commits, rollbacks) and rows (inserted,
   updated, deleted, fetched) per action;
+- the size of the move log (``game_actions``, indexes included) per row: the disk an action
+  keeps;
 - ``pg_current_wal_lsn()``: WAL bytes per action, read around every batch of 20 actions. The
   WAL is the whole server's, and other databases on a shared server write in bursts (a
   ``CREATE DATABASE`` writes megabytes): the median batch is the steady cost (full-page
   images after a checkpoint come on top, amortised over the checkpoint interval); the mean of
   all batches is printed beside it.
 
-The statistics of a database are flushed by its backends at most once a second: the run ends
-by closing the app's connections (stopping the server) before they are read.
+The statistics of a database reach ``pg_stat_database`` late (an idle backend flushes them
+within 10 s, an exiting one at once): the run starts 11 s after the warm-up and ends by closing
+the app's connections (stopping the server) before they are read.
 """
 
 from __future__ import annotations
@@ -90,6 +93,9 @@ def backends(conn: psycopg.Connection[Any], database: str) -> list[int]:
 
 
 BATCH = 20
+# An idle backend flushes its pending statistics within 10 s (PostgreSQL 15's
+# PGSTAT_IDLE_INTERVAL); one that exits, at once.
+STATS_FLUSH_SECONDS = 11
 
 
 def play(
@@ -138,6 +144,8 @@ def measure(rounds: int) -> dict[str, float]:
                 assert server.process is not None
                 app_pid = server.process.pid
                 pg_pids = backends(admin, database)
+                time.sleep(STATS_FLUSH_SECONDS)  # the warm-up's statistics reach the view
+                client.conn.close()  # the server closed it meanwhile (keep-alive timeout)
                 before = read(admin, database)
                 app0 = cpu_seconds(app_pid)
                 pg0 = sum(cpu_seconds(p) for p in pg_pids)
@@ -151,6 +159,11 @@ def measure(rounds: int) -> dict[str, float]:
                 server.stop()  # the backends exit and flush this database's statistics
             time.sleep(1.5)
             after = read(admin, database)
+            with psycopg.connect(_dsn(url), autocommit=True) as own:
+                size = own.execute(
+                    "SELECT pg_total_relation_size('game_actions')::float / count(*) "
+                    "FROM game_actions"
+                ).fetchone()
     per = {k: (after.stats[k] - before.stats[k]) / actions for k in STAT_COLUMNS}
     return {
         "actions": actions,
@@ -159,6 +172,7 @@ def measure(rounds: int) -> dict[str, float]:
         "pg_cpu_ms": pg_cpu / actions * 1e3,
         "wal_bytes": statistics.median(batches) / BATCH,
         "wal_mean": wal_run / actions,
+        "log_row_bytes": float(size[0]) if size else 0.0,
         **per,
     }
 
@@ -185,6 +199,7 @@ def report(f: dict[str, float]) -> str:
             f"{f['tup_returned']:.2f} returned",
             f"  WAL per action           {f['wal_bytes']:.0f} bytes, median batch "
             f"(mean of the run, the whole server's WAL: {f['wal_mean']:.0f} bytes)",
+            f"  disk per move-log row    {f['log_row_bytes']:.0f} bytes (table, indexes, TOAST)",
         ]
     )
 
