@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -82,20 +82,15 @@ _LOCK_PLAYER = Fast(
 )
 
 
-def count(
-    db: Session,
-    player_id: str,
-    scope: Scope,
-    *,
-    settings: Settings | None = None,
-    now: float | None = None,
-    relaxed: bool = False,
-) -> int | None:
+def count(db: Session, player_id: str, scope: Scope, **options: Any) -> int | None:
     """Count one request of ``scope`` inside the caller's write transaction; raise
     ``RateLimited`` past the limit. Returns the count in the current window, or ``None`` when
-    nothing was counted (limits off, or an unknown player). ``relaxed``: the transaction
-    holds nothing but the count (PostgreSQL need not wait for the disk)."""
-    settings = settings or get_settings()
+    nothing was counted (limits off, or an unknown player). ``options``: ``settings``,
+    ``now`` (Unix seconds, for tests), ``relaxed`` (the transaction holds nothing but the
+    count: PostgreSQL need not wait for the disk)."""
+    settings: Settings = options.get("settings") or get_settings()
+    now: float | None = options.get("now")
+    relaxed = bool(options.get("relaxed"))
     if not settings.rate_limits_enabled:
         return None
     length = max(1, int(settings.rate_limit_window_seconds))

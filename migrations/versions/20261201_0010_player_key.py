@@ -7,20 +7,14 @@ from the game, then NOT NULL. No foreign key and no index of its own (deleting a
 reaches the log through ``games`` ON DELETE CASCADE, and an index would cost every move a
 second index write); the composite keys a distributed table needs come with the sharding.
 
-Revision ID: 0010
-Revises: 0007
-Create Date: 2026-12-01 02:50:00
+Revision ID: 0010, revising 0007 (2026-12-01).
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0007"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+revision, down_revision = "0010", "0007"
+branch_labels = depends_on = None
 
 
 def upgrade() -> None:

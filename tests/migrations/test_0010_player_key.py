@@ -14,13 +14,15 @@ from tests.support.postgres import alembic_config
 NOW = "2026-11-30 12:00:00.000000"
 
 
+PLAYERS_AND_GAMES = (("p" * 32, "g1"), ("q" * 32, "g2"))
+
+
 def test_the_move_log_gets_its_player_key(fresh_url: str) -> None:
-    cfg = alembic_config(fresh_url)
-    command.upgrade(cfg, "0007")
-    engine = make_engine(fresh_url)
+    cfg, engine = alembic_config(fresh_url), make_engine(fresh_url)
+    command.upgrade(cfg, "0007")  # the log as it was: no player key
     try:
         with engine.begin() as conn:
-            for player, game in (("p" * 32, "g1"), ("q" * 32, "g2")):
+            for player, game in PLAYERS_AND_GAMES:
                 conn.execute(
                     text("INSERT INTO players (id, created_at) VALUES (:p, :t)"),
                     {"p": player, "t": NOW},
