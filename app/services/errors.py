@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from app.engine.errors import PlayerError
+from app.engine import PlayerError
 
 
 class ServiceError(PlayerError):
