@@ -31,9 +31,10 @@ from app.config import get_settings
 from app.db.models import GameRow, Race, RaceEntry
 
 from .common import read_tx
+from .entries import entry_rows
 from .errors import InvalidRequest
 from .profiles import default_name
-from .race import entry_rows, replay_log_counted, status_of
+from .race import replay_log_counted, status_of
 
 PAGE_SIZE = 50
 MAX_PAGE = 100_000

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, select, text
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from app.db.models import (
@@ -37,6 +37,7 @@ from app.engine import Action, DealError, EngineError, Game, parse_deal
 from . import clients
 from .common import ensure_player, insert_ignore, read_tx, write_tx
 from .days import daily_secret, today
+from .entries import entry_rows
 from .errors import NotFound
 from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
@@ -304,33 +305,6 @@ def play_race(
             )
         state = game_state(row, game)
         return state, True
-
-
-def entry_rows(race_id: str, *more: Any) -> Select[*tuple[Any, ...]]:
-    """A query of every entry of race ``race_id``, first entry first, its game and its player's
-    profile joined (either may be missing). Plain columns, not ORM objects (a daily deal may
-    have thousands of entries): the entry's ``id``, ``player_id``, ``status``, ``moves`` and
-    ``suits``; ``game_id`` (null: no game), the game's ``version`` and ``abandoned_at``; the
-    player's ``display_name`` and ``on_leaderboards``; then ``more``."""
-    return (
-        select(
-            RaceEntry.id,
-            RaceEntry.player_id,
-            RaceEntry.status,
-            RaceEntry.moves,
-            RaceEntry.suits,
-            GameRow.id.label("game_id"),
-            GameRow.version,
-            GameRow.abandoned_at,
-            PlayerProfile.display_name,
-            PlayerProfile.on_leaderboards,
-            *more,
-        )
-        .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
-        .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
-        .where(RaceEntry.race_id == race_id)
-        .order_by(RaceEntry.id)
-    )
 
 
 def standings(db: Session, race_id: str) -> list[Progress]:
