@@ -92,7 +92,8 @@ class Variant:
         }
 
 
-# Face-down counts of the opening layouts that several variants share.
+# Parts of the opening layouts that several variants share: face-down counts by column,
+# and the ten columns of five of the Three Blind Mice family.
 _FIRST_FOUR_OF_SEVEN = (3, 3, 3, 3, 0, 0, 0)
 _FIRST_THREE_OF_SEVEN = (3, 3, 3, 0, 0, 0, 0)
 _LAST_THREE_OF_TEN = (0, 0, 0, 0, 0, 0, 0, 3, 3, 3)
