@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from app.engine import PlayerError
+
 if TYPE_CHECKING:
     from .types import GameState
 
 
-class ServiceError(Exception):
+class ServiceError(PlayerError):
+    """Base class of the services' errors."""
+
     code = "error"
     # The game as it stands, when the refusing service had it at hand and was asked for it
     # (``act(..., with_change=True)``): the page shows it without reading it again.
     current: GameState | None = None
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class NotFound(ServiceError):
