@@ -20,7 +20,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import Engine, event, text
 
-from app.config import get_settings
+from app.config import Settings, get_settings
 from app.services import ratelimit
 from tests.support.api_client import Player, mirror
 
@@ -39,12 +39,17 @@ class Transactions:
         self.log.clear()
 
 
+def _limits(**limits: int) -> Settings:
+    """The rate limits on, with a window that does not end while a test runs (a window
+    starts at a multiple of its length: the current one of 10^9 s ends in 2033)."""
+    update = {"rate_limits": "on", "rate_limit_window_seconds": 10**9, **limits}
+    return get_settings().model_copy(update=update)
+
+
 @pytest.fixture()
 def counted(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Transactions]:
-    """Transactions on the app's engine, with the rate limits on (5 actions a window)."""
-    limits = get_settings().model_copy(
-        update={"rate_limits": "on", "rate_limit_actions": 1000, "rate_limit_games": 1000}
-    )
+    """Transactions on the app's engine, with the rate limits on."""
+    limits = _limits(rate_limit_actions=1000, rate_limit_games=1000)
     monkeypatch.setattr(ratelimit, "get_settings", lambda: limits)
     seen = Transactions()
 
@@ -191,7 +196,7 @@ def test_a_rate_limited_action_is_one_transaction_that_changes_nothing(
     game = player.new_game(deal_number=DEAL)
     gid = game["id"]
     a, i, b = _legal_move(game)
-    tight = get_settings().model_copy(update={"rate_limits": "on", "rate_limit_actions": 2})
+    tight = _limits(rate_limit_actions=2)
     monkeypatch.setattr(ratelimit, "get_settings", lambda: tight)
     assert player.post(f"/api/games/{gid}/deal").status_code == 200
     assert player.move(gid, 0, 0, 0).status_code == 422  # refused: counted all the same
