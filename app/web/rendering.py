@@ -81,6 +81,28 @@ def _card_pictures() -> tuple[dict[str, Markup], Markup]:
 templates.env.globals["card_faces"], templates.env.globals["card_back"] = _card_pictures()
 
 
+_COLUMNS: dict[tuple[Any, ...], Markup] = {}
+_COLUMNS_KEPT = 2048  # ~3 KB each; emptied when full
+
+
+def column_html(col: Any, b: Any) -> Markup:
+    """One tableau column (partials/column.html), rendered once per distinct column: a move
+    changes one to three of a board's columns, so the play page after it finds the others
+    here. The key is everything the macro reads."""
+    key: tuple[Any, ...] = (b.id, b.empty_any, b.sel, bool(b.sel_pile), col.index)
+    key += (tuple(col.cards), col.label, col.offsets, col.hint_dst)
+    html = _COLUMNS.get(key)
+    if html is None:
+        if len(_COLUMNS) >= _COLUMNS_KEPT:
+            _COLUMNS.clear()
+        macro = templates.env.get_template("partials/column.html").module.column  # type: ignore[attr-defined]
+        html = _COLUMNS[key] = Markup(macro(col, b))
+    return html
+
+
+templates.env.globals["column_html"] = column_html
+
+
 # -- requests and responses ------------------------------------------------------------------
 
 
