@@ -25,8 +25,6 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 from sqlalchemy.types import TypeEngine
 
-from app import observability
-
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
@@ -103,16 +101,32 @@ class Cursor:
         return dict(zip(stmt.names, rows[0], strict=True)) if rows else None
 
     def _wrapped(self, error: Exception, sql: str, params: dict[str, Any]) -> Exception:
-        disconnect = self.dialect.is_disconnect(error, self.connection.connection, None)  # type: ignore[arg-type]
-        if disconnect:
-            self.connection.invalidate(error)
-        observability.database_error("disconnect" if disconnect else type(error).__name__[:60])
-        return sa_exc.DBAPIError.instance(
-            sql,
-            params,
-            error,
-            self.dialect.loaded_dbapi.Error,
-            hide_parameters=True,
-            connection_invalidated=disconnect,
-            dialect=self.dialect,
-        )
+        return wrapped(self.connection, error, sql, params)
+
+
+def execute(connection: Connection, sql: str) -> None:
+    """Run ``sql`` (no parameters, no result: ``BEGIN IMMEDIATE``) on the driver's connection."""
+    try:
+        connection.connection.driver_connection.execute(sql)  # type: ignore[union-attr]
+    except connection.dialect.loaded_dbapi.Error as error:
+        raise wrapped(connection, error, sql, {}) from error
+
+
+def wrapped(connection: Connection, error: Exception, sql: str, params: Any) -> Exception:
+    """SQLAlchemy's exception for a driver error (a lost connection is invalidated first)."""
+    from app import observability  # (not at import: app.db loads without the metrics)
+
+    dialect = connection.dialect
+    disconnect = dialect.is_disconnect(error, connection.connection, None)  # type: ignore[arg-type]
+    if disconnect:
+        connection.invalidate(error)
+    observability.database_error("disconnect" if disconnect else type(error).__name__[:60])
+    return sa_exc.DBAPIError.instance(
+        sql,
+        params,
+        error,
+        dialect.loaded_dbapi.Error,
+        hide_parameters=True,
+        connection_invalidated=disconnect,
+        dialect=dialect,
+    )
