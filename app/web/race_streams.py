@@ -24,9 +24,9 @@ from typing import Any
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.services.race import Progress
 from app.services.race_hub import RESYNC, StreamSlot, hub, slots
 from app.services.race_panel import panel_rows, snapshot
+from app.services.race_progress import Progress
 from app.web.rendering import RACE_STATUS_TEXT, templates
 
 KEEPALIVE_SECONDS = 15.0
