@@ -21,7 +21,15 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, Problems, watch
+from tests.support.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SIZES,
+    Device,
+    Problems,
+    open_device,
+    watch,
+)
 from tests.support.server import LiveServer, migrate, sqlite_database
 
 
@@ -70,3 +78,12 @@ def page(context: BrowserContext) -> Iterator[Page]:
     watch(p, problems)
     yield p
     problems.check()
+
+
+@pytest.fixture(params=list(SIZES))
+def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Device]:
+    """A fresh context on a phone (360x640, touch) and on a desktop (1280x800)."""
+    d = open_device(browser, request.param)
+    yield d
+    d.ctx.close()
+    d.problems.check()
