@@ -484,11 +484,16 @@
     if (!f.matches || !f.matches("form[data-confirm]")) return;
     if (f.dataset.confirmed === "1") { delete f.dataset.confirmed; return; }
     const head = $("#game-head");
-    const playing = head ? head.dataset.status === "playing" : f.dataset.inProgress === "1";
+    // A form naming its variant in a field (a particular deal) asks only if that variant has a
+    // game in progress: data-in-progress-of and data-daily-of list the variants.
+    const v = f.dataset.inProgressOf !== undefined && f.elements.variant ? f.elements.variant.value : null;
+    const among = (list) => v !== null && (list || "").split(" ").includes(v);
+    const playing = head ? head.dataset.status === "playing"
+      : v !== null ? among(f.dataset.inProgressOf) : f.dataset.inProgress === "1";
     if (!playing) return;
     ev.preventDefault();
     ev.stopImmediatePropagation();
-    const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1";
+    const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);
     const what = daily ? "today's daily deal" : "the game";
     const restart = f.dataset.confirm === "restart";
     ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),

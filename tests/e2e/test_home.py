@@ -76,6 +76,21 @@ def test_the_home_page_asks_before_giving_up_a_game(device: Device, server: Live
     page.wait_for_url(game)
     expect(page.locator("#moves")).to_have_text("1")
 
+    # A particular deal asks only if its variant (chosen in the form) has a game in progress.
+    page.goto(server.url + "/")
+    by_number = page.locator("#deal_number").locator("xpath=ancestor::form")
+    page.fill("#deal_number", "5")
+    page.select_option("#variant-n", "scorpion")
+    by_number.locator("button[type=submit]").click()
+    expect(dlg).to_be_visible()
+    expect(dlg).to_contain_text("This gives up the game: it counts as a loss.")
+    page.keyboard.press("Escape")
+    assert page.url == server.url + "/"
+    page.select_option("#variant-n", "wasp")
+    by_number.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    assert game_of(page, server)["variant"] == "wasp"
+
     # The winnable deal asks too (Escape keeps playing); then giving up starts the new game.
     page.goto(server.url + "/")
     winnable(page, "scorpion", "easy")
@@ -87,7 +102,7 @@ def test_the_home_page_asks_before_giving_up_a_game(device: Device, server: Live
     page.wait_for_url(lambda u: re.search(r"/games/[\w-]+$", u) is not None and u != game)
     expect(page.locator("#moves")).to_have_text("0")
     page.goto(server.url + "/stats")
-    expect(page.locator("#kpi-started")).to_have_text("2")  # the first, given up, and the new
+    expect(page.locator("#kpi-started")).to_have_text("3")  # the first (given up), wasp, the new
 
     # A daily deal in progress is named as such.
     page.goto(server.url + "/daily/scorpion-ii")

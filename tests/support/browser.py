@@ -157,6 +157,10 @@ def start(page: Page, server: LiveServer, deal: str, variant: str = "scorpion") 
     page.fill("#deal", deal)
     page.select_option("#variant-s", variant)
     page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
+    # A game of the variant in progress: the page asks first (it is given up).
+    page.locator("#game-head, #confirm-dlg[open]").first.wait_for()
+    if page.locator("#confirm-dlg[open]").count():
+        page.click("#confirm-yes")
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
     settled(page)  # a fresh game deals its cards out of the stock first
