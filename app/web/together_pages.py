@@ -14,12 +14,14 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
+from app import services
 from app.engine import DEFAULT_VARIANT, VARIANTS, get_variant
 from app.services import NotFound, ServiceError
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
 from app.services.leaderboard import PAGE_SIZE, check_page, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id, race_panel
+from app.services.types import GameState
 from app.web.deps import PlayerId
 from app.web.race_streams import html_stream
 from app.web.rendering import (
@@ -60,6 +62,11 @@ async def daily_events(variant: str, player: PlayerId) -> Response:
     return html_stream(race_id, player)
 
 
+def _in_progress(db: Session, player: str, variant: str) -> GameState | None:
+    """The player's game of ``variant`` in progress, which starting a shared deal gives up."""
+    return next((g for g in services.saved_games(db, player) if g.variant == variant), None)
+
+
 def _page_number(request: Request) -> int:
     """The ``?page=`` of a list page (1 if missing); ``InvalidRequest`` if malformed."""
     value = request.query_params.get("page")
@@ -85,6 +92,7 @@ def _daily_page(
         variant_title=get_variant(variant).title,
         panel=None if info.over or not info.started else race_panel(db, info.race_id, player),
         today=daily_service.today(),
+        busy=_in_progress(db, player, variant),
         static_css=static_url("css/together.css"),
     )
     return render(request, "daily.html", ctx)
@@ -165,6 +173,7 @@ def challenge_page(page: Page, token: str) -> Response:
         panel=race_panel(db, challenge.race_id, player),
         board=board,
         share_url=f"{base_url(request)}/challenge/{challenge.token}",
+        busy=_in_progress(db, player, challenge.variant),
         static_css=static_url("css/together.css"),
     )
     return render(request, "challenge.html", ctx)

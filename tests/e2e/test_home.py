@@ -104,6 +104,13 @@ def test_the_home_page_asks_before_giving_up_a_game(device: Device, server: Live
     page.goto(server.url + "/stats")
     expect(page.locator("#kpi-started")).to_have_text("3")  # the first (given up), wasp, the new
 
+    # Starting a shared deal of that variant gives the game up too: the daily page asks.
+    page.goto(server.url + "/daily/scorpion")
+    page.click("#daily-play")
+    expect(dlg).to_contain_text("This gives up the game: it counts as a loss.")
+    dlg.get_by_role("button", name="Keep playing").click()
+    assert page.url.endswith("/daily/scorpion")
+
     # A daily deal in progress is named as such.
     page.goto(server.url + "/daily/scorpion-ii")
     page.click("#daily-play")

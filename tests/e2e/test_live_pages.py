@@ -141,6 +141,9 @@ def test_every_table_of_a_challenge_follows_the_race(
     for _ in range(2):
         bob.page.goto(link)
         bob.page.click("#challenge-again")
+        # His game in progress is given up: the page asks first.
+        expect(bob.page.locator("#confirm-dlg")).to_contain_text("This gives up the game")
+        bob.page.click("#confirm-yes")
         bob.playing()
     cy.page.goto(link)
     cy.page.click("#challenge-play")

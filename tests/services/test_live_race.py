@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.engine import DEFAULT_VARIANT
-from app.services import challenges, race_progress
+from app.services import challenges, daily, race_progress
 from app.services.leaderboard import leaderboard
 from app.services.race import standings
 from app.services.race_panel import panel_rows, race_panel
@@ -123,3 +123,16 @@ def test_a_replay_on_the_page_stream_replaces_the_given_up_row() -> None:
     assert [p.entry for p in one_progress_per_player([bob_again, ann, bob_first])] == [1, 2]
     # Reports cross workers as JSON: the seat goes with them.
     assert Progress.from_dict(json.loads(bob_again.to_json("r"))) == bob_again
+
+
+def test_a_challenge_of_a_written_out_deal_is_not_the_daily_deal(db: Session) -> None:
+    """Both have a race and no deal number; only the daily one is named the daily deal (the
+    play page's label, the confirmation before giving it up)."""
+    ann = new_player()
+    start = services.create_game(db, ann, DEFAULT_VARIANT, deal=WIN_DEAL)
+    challenges.create_challenge(db, ann, start.id)
+    (mine,) = [g for g in services.saved_games(db, ann) if g.id == start.id]
+    assert mine.race_id is not None and mine.deal_number is None
+    assert not daily.is_daily_game(mine)
+    today_game, _ = daily.play_daily(db, ann, "wasp")
+    assert daily.is_daily_game(today_game)
