@@ -432,11 +432,13 @@ def test_axe_finds_nothing_serious(device: Device, server: LiveServer) -> None:
     page = device.page
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:1])
+    game = page.url
     problems = {f"play: {x}" for x in _axe(page)}
     menu(page, "#challenge-btn")
     page.wait_for_url(re.compile(r"/challenge/"))
     problems |= {f"challenge: {x}" for x in _axe(page)}
-    for path in ("/", "/rules", "/stats", "/privacy", "/daily", "/daily/scorpion"):
+    pages = ("/", "/rules", "/stats", "/privacy", "/daily", "/daily/scorpion", "/deal/31337")
+    for path in (*pages, game.removeprefix(server.url) + "/replay"):
         page.goto(server.url + path)
         problems |= {f"{path}: {x}" for x in _axe(page)}
     assert not problems, sorted(problems)
