@@ -19,7 +19,8 @@ Public interface (everything else is internal):
   variants the app serves today), ``get_variant(name)`` (any of the family),
   ``variant_metadata()`` (``GET /api/variants``' list plus a one-line description).
 - Errors: ``EngineError`` (``IllegalMove``, ``StockEmpty``, ``NothingToUndo``,
-  ``NothingToRedo``, ``GameFinished``), ``DealError``, ``SnapshotError``.
+  ``NothingToRedo``, ``GameFinished``), ``DealError``, ``SnapshotError``; ``PlayerError``,
+  the base of ``EngineError`` and of the services' ``ServiceError`` (a message and a code).
 
 Restart is ``Game.new(variant, deal)`` with the game's own deal.
 """
@@ -41,6 +42,7 @@ from .errors import (
     IllegalMove,
     NothingToRedo,
     NothingToUndo,
+    PlayerError,
     SnapshotError,
     StockEmpty,
 )
@@ -72,6 +74,7 @@ __all__ = [
     "NothingToUndo",
     "PILES",
     "PileMove",
+    "PlayerError",
     "PublicView",
     "SnapshotError",
     "Status",

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 
-class EngineError(Exception):
-    """Base class: an action the rules refuse. ``str(err)`` is the player's message."""
+class PlayerError(Exception):
+    """An error whose ``message`` (also ``str(err)``) is a sentence for the player; ``code``
+    names its kind ("refused": a refusal of no more precise kind). The base of the engine's
+    ``EngineError`` and the services' ``ServiceError``."""
 
     code = "refused"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class EngineError(PlayerError):
+    """Base class: an action the rules refuse. ``str(err)`` is the player's message."""
 
 
 class IllegalMove(EngineError):

@@ -27,6 +27,7 @@ is a plain ``Move`` (three fields, as always); a move from or to a reserve or ce
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast
 
@@ -106,13 +107,7 @@ class PileMove(Move):
         )
 
     def _asdict(self) -> dict[str, Any]:
-        return {
-            "from_column": self.from_column,
-            "from_index": self.from_index,
-            "to_column": self.to_column,
-            "from_pile": self.from_pile,
-            "to_pile": self.to_pile,
-        }
+        return dict(zip((*Move._fields, "from_pile", "to_pile"), self, strict=True))
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
         return tuple(self)
@@ -411,8 +406,7 @@ class Game:
             self._check_columns(a, i, b)
 
     def _check_columns(self, a: int, i: int, b: int) -> None:
-        if self.won:
-            raise GameFinished("This game is won and finished: start a new game.")
+        self._refuse_if_won()
         cols = self.cols
         n = self.ncols
         if not (0 <= a < n and 0 <= b < n):
@@ -463,8 +457,7 @@ class Game:
             )
 
     def _check_pile_move(self, fp: str, a: int, i: int, tp: str, b: int) -> None:
-        if self.won:
-            raise GameFinished("This game is won and finished: start a new game.")
+        self._refuse_if_won()
         for pile in (fp, tp):
             if pile not in PILES:
                 raise IllegalMove(
@@ -539,32 +532,12 @@ class Game:
         self.future.clear()
 
     def _do_move(self, a: int, i: int, b: int) -> int:
-        cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
-        src, dst = cols[a], cols[b]
+        src = self.cols[a]
         group = src[i:]
         del src[i:]
-        base = len(dst)
-        dst.extend(group)
-        for k, card in enumerate(group, base):
-            wc[card] = b
-            wi[card] = k
-        # Source: a face-down card left exposed turns up; or a run left at the open end goes.
-        sr = sv = 0
-        if src:
-            if len(src) == hidden[a]:
-                hidden[a] -= 1
-                sv = 1
-            elif self._remove_run(a):
-                sr = 1
-                if src and len(src) == hidden[a]:
-                    hidden[a] -= 1
-                    sv = 1
-        tr = tv = 0
-        if self._remove_run(b):
-            tr = 1
-            if dst and len(dst) == hidden[b]:
-                hidden[b] -= 1
-                tv = 1
+        self._place(b, group)
+        sr, sv = self._settle_source(a)
+        tr, tv = self._settle_target(b)
         n = len(group)
         if self._wide:
             return _pack_move(a & 7, i & 63, b & 7, n & 63, sr, sv, tr, tv) | _pack_wide(
@@ -574,37 +547,54 @@ class Game:
 
     def _do_pile_move(self, fp: int, a: int, i: int, tp: int, b: int) -> int:
         """A move from a reserve or cell to a column, or from a column to a cell."""
-        cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
         sr = sv = tr = tv = 0
         if tp == 2:  # the exposed card of column a into cell b
-            src = cols[a]
-            card = src.pop()
+            card = self.cols[a].pop()
             self.cells[b] = card
-            wc[card] = _IN_CELL
-            wi[card] = b
-            if src:
-                if len(src) == hidden[a]:
-                    hidden[a] -= 1
-                    sv = 1
-                elif self._remove_run(a):
-                    sr = 1
-                    if src and len(src) == hidden[a]:
-                        hidden[a] -= 1
-                        sv = 1
+            self.where_col[card] = _IN_CELL
+            self.where_idx[card] = b
+            sr, sv = self._settle_source(a)
         else:  # a reserve or cell card onto column b
             slots = self.reserve if fp == 1 else self.cells
             card = slots[a]
             slots[a] = -1
-            dst = cols[b]
-            wc[card] = b
-            wi[card] = len(dst)
-            dst.append(card)
-            if self._remove_run(b):
-                tr = 1
-                if dst and len(dst) == hidden[b]:
-                    hidden[b] -= 1
-                    tv = 1
+            self._place(b, (card,))
+            tr, tv = self._settle_target(b)
         return _pack_move(a & 7, i & 63, b & 7, 1, sr, sv, tr, tv) | _pack_wide(a, i, b, 1, fp, tp)
+
+    def _refuse_if_won(self, instead: str = "start a new game") -> None:
+        if self.won:
+            raise GameFinished(f"This game is won and finished: {instead}.")
+
+    def _place(self, c: int, cards: Sequence[int]) -> None:
+        """Put ``cards`` on the open end of column ``c``, noting where each now lies."""
+        col = self.cols[c]
+        wc, wi = self.where_col, self.where_idx
+        for k, card in enumerate(cards, len(col)):
+            wc[card] = c
+            wi[card] = k
+        col.extend(cards)
+
+    def _reveal(self, c: int) -> int:
+        """Turn up the exposed card of column ``c`` if it is face down; 1 if it was."""
+        if self.cols[c] and len(self.cols[c]) == self.hidden[c]:
+            self.hidden[c] -= 1
+            return 1
+        return 0
+
+    def _settle_target(self, c: int) -> tuple[int, int]:
+        """A run completed at the open end of column ``c`` goes, which may expose a face-down
+        card to turn up: (run removed, card revealed) as 0 or 1 each."""
+        if self._remove_run(c):
+            return 1, self._reveal(c)
+        return 0, 0
+
+    def _settle_source(self, c: int) -> tuple[int, int]:
+        """Column ``c`` after cards left it: a face-down card left exposed turns up; or else
+        a run left at the open end goes, as ``_settle_target``."""
+        if self._reveal(c):
+            return 0, 1
+        return self._settle_target(c)
 
     def _remove_run(self, c: int) -> bool:
         """Remove a completed run at the open end of column ``c``; True if there was one."""
@@ -642,19 +632,11 @@ class Game:
 
     def _restore_run(self, c: int) -> None:
         self.completed.pop()
-        run = self.runs.pop()
-        col = self.cols[c]
-        base = len(col)
-        col.extend(run)
-        wc, wi = self.where_col, self.where_idx
-        for k, card in enumerate(run, base):
-            wc[card] = c
-            wi[card] = k
+        self._place(c, self.runs.pop())
 
     def deal(self) -> None:
         """Deal the stock: one face-up card onto each of the first columns, in order."""
-        if self.won:
-            raise GameFinished("This game is won and finished: start a new game.")
+        self._refuse_if_won()
         if not self.stock:
             if not self.nstock:
                 raise StockEmpty(f"{self.variant.title} has no stock to deal.")
@@ -663,25 +645,18 @@ class Game:
         self.future.clear()
 
     def _do_deal(self) -> int:
-        cols, hidden, wc, wi = self.cols, self.hidden, self.where_col, self.where_idx
         for c, card in enumerate(self.stock):
-            wc[card] = c
-            wi[card] = len(cols[c])
-            cols[c].append(card)
+            self._place(c, (card,))
         self.stock = []
         rec = 1
         for c in range(self.nstock):
-            if self._remove_run(c):
-                rec |= 1 << (1 + 2 * c)
-                if cols[c] and len(cols[c]) == hidden[c]:
-                    hidden[c] -= 1
-                    rec |= 1 << (2 + 2 * c)
+            removed, revealed = self._settle_target(c)
+            rec |= removed << (1 + 2 * c) | revealed << (2 + 2 * c)
         return rec
 
     def undo(self) -> None:
         """Step back one step; a card revealed by it turns face down again."""
-        if self.won:
-            raise GameFinished("This game is won and finished: it cannot be undone.")
+        self._refuse_if_won("it cannot be undone")
         if not self.history:
             raise NothingToUndo("There is nothing to undo: this is the opening layout.")
         rec = self.history.pop()
@@ -720,9 +695,7 @@ class Game:
         if tp == 2:  # back from cell b to column a
             card = self.cells[b]
             self.cells[b] = -1
-            wc[card] = a
-            wi[card] = len(cols[a])
-            cols[a].append(card)
+            self._place(a, (card,))
             return
         if fp:  # back from column b to its reserve or cell
             card = cols[b].pop()
@@ -734,19 +707,14 @@ class Game:
                 wc[card] = _IN_CELL
             wi[card] = a
             return
-        dst, src = cols[b], cols[a]
+        dst = cols[b]
         group = dst[-n:]
         del dst[-n:]
-        base = len(src)
-        src.extend(group)
-        for k, card in enumerate(group, base):
-            wc[card] = a
-            wi[card] = k
+        self._place(a, group)
 
     def redo(self) -> None:
         """Take again the step that the last undo took back."""
-        if self.won:
-            raise GameFinished("This game is won and finished: start a new game.")
+        self._refuse_if_won()
         if not self.future:
             raise NothingToRedo("There is nothing to redo.")
         rec = self.future.pop()

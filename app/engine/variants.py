@@ -92,160 +92,108 @@ class Variant:
         }
 
 
-_SEVEN = (7, 7, 7, 7, 7, 7, 7)
+# Parts of the opening layouts that several variants share: face-down counts by column,
+# and the ten columns of five of the Three Blind Mice family.
+_FIRST_FOUR_OF_SEVEN = (3, 3, 3, 3, 0, 0, 0)
+_FIRST_THREE_OF_SEVEN = (3, 3, 3, 0, 0, 0, 0)
+_LAST_THREE_OF_TEN = (0, 0, 0, 0, 0, 0, 0, 3, 3, 3)
 _TEN_FIVE = (5,) * 10
 
-SCORPION = Variant(
-    name="scorpion",
-    title="Scorpion",
-    face_down=(3, 3, 3, 3, 0, 0, 0),
-    empty_accepts_any=False,
-    summary=(
-        "The classic game. The three deepest cards of the first four columns are dealt face "
-        "down; an empty column accepts only a King or a group led by a King."
-    ),
-    description="The classic: build down in suit, free the face-down cards, four runs win.",
-)
+# Each variant's summary (the rules page) and one line for a variant picker, by name.
+_SUMMARIES = {
+    "scorpion": "The classic game. The three deepest cards of the first four columns are dealt "
+    "face down; an empty column accepts only a King or a group led by a King.",
+    "scorpion-ii": "As Scorpion, but only the first three columns hold face-down cards (three "
+    "each), so more of the layout is known from the start.",
+    "wasp": "As Scorpion, but an empty column accepts any card or group, not only a King: an "
+    "easier game.",
+    "wasp-ii": "As Wasp (an empty column accepts any card or group), with face-down cards only "
+    "in the first three columns.",
+    "scorpion-tail": "As Scorpion, but cards build in alternate colours: a card lands on the "
+    "next higher card of the other colour, and a run is King down to Ace in alternate colours.",
+    "scorpion-head": "Columns 1-3 hold eight cards, columns 4-7 seven with the four deepest "
+    "face down; there is no stock, but four free cells each hold one card.",
+    "three-blind-mice": "Ten columns of five cards, the three deepest of columns 8-10 face "
+    "down, and two face-up reserve cards that may be played onto the tableau.",
+    "farmers-wife": "Three Blind Mice built in alternate colours: a card lands on the next "
+    "higher card of the other colour, and a run is King down to Ace in alternate colours.",
+    "how-they-run": "Three Blind Mice whose two reserve cards are free cells that start full: "
+    "once played out, each cell may hold any exposed card.",
+    "double-scorpion": "Two decks in ten columns of ten, the four deepest cards of columns 1-5 "
+    "face down; the four stock cards go to columns 1-4. Eight runs win.",
+    "triple-scorpion": "Three decks in thirteen columns of twelve, the five deepest cards of "
+    "columns 1-5 face down, no stock. Twelve runs win.",
+}
+_DESCRIPTIONS = {
+    "scorpion": "The classic: build down in suit, free the face-down cards, four runs win.",
+    "scorpion-ii": "Scorpion with face-down cards only in the first three columns.",
+    "wasp": "Scorpion where an empty column takes any card or group: easier.",
+    "wasp-ii": "Wasp with face-down cards only in the first three columns: the easiest.",
+    "scorpion-tail": "Scorpion built in alternate colours: runs are K to A, red and black.",
+    "scorpion-head": "No stock, four free cells; the last four columns hide four cards each.",
+    "three-blind-mice": "Ten columns of five and two reserve cards to play out; no stock.",
+    "farmers-wife": "Three Blind Mice built in alternate colours.",
+    "how-they-run": "Three Blind Mice whose two reserve cards become free cells.",
+    "double-scorpion": "Two decks, ten columns, a four-card stock; eight runs win.",
+    "triple-scorpion": "Three decks, thirteen columns, no stock; twelve runs win.",
+}
 
-SCORPION_II = Variant(
-    name="scorpion-ii",
-    title="Scorpion II",
-    face_down=(3, 3, 3, 0, 0, 0, 0),
-    empty_accepts_any=False,
-    summary=(
-        "As Scorpion, but only the first three columns hold face-down cards (three each), "
-        "so more of the layout is known from the start."
-    ),
-    description="Scorpion with face-down cards only in the first three columns.",
-)
 
-WASP = Variant(
-    name="wasp",
-    title="Wasp",
-    face_down=(3, 3, 3, 3, 0, 0, 0),
-    empty_accepts_any=True,
-    summary=(
-        "As Scorpion, but an empty column accepts any card or group, not only a King: "
-        "an easier game."
-    ),
-    description="Scorpion where an empty column takes any card or group: easier.",
-)
+def _variant(
+    name: str, title: str, face_down: tuple[int, ...], empty_accepts_any: bool = False, **rules: Any
+) -> Variant:
+    """A variant whose text is in the tables above; ``rules``: the ``Variant`` fields that
+    differ from the classic game's defaults."""
+    summary, description = _SUMMARIES[name], _DESCRIPTIONS[name]
+    return Variant(
+        name, title, face_down, empty_accepts_any, summary, description=description, **rules
+    )
 
-WASP_II = Variant(
-    name="wasp-ii",
-    title="Wasp II",
-    face_down=(3, 3, 3, 0, 0, 0, 0),
-    empty_accepts_any=True,
-    summary=(
-        "As Wasp (an empty column accepts any card or group), with face-down cards only in "
-        "the first three columns."
-    ),
-    description="Wasp with face-down cards only in the first three columns: the easiest.",
-)
 
-SCORPION_TAIL = Variant(
-    name="scorpion-tail",
-    title="Scorpion Tail",
-    face_down=(3, 3, 3, 3, 0, 0, 0),
-    empty_accepts_any=False,
-    alternate=True,
-    summary=(
-        "As Scorpion, but cards build in alternate colours: a card lands on the next higher "
-        "card of the other colour, and a run is King down to Ace in alternate colours."
-    ),
-    description="Scorpion built in alternate colours: runs are K to A, red and black.",
-)
-
-SCORPION_HEAD = Variant(
-    name="scorpion-head",
-    title="Scorpion Head",
-    face_down=(0, 0, 0, 4, 4, 4, 4),
-    empty_accepts_any=False,
+SCORPION = _variant("scorpion", "Scorpion", _FIRST_FOUR_OF_SEVEN)
+SCORPION_II = _variant("scorpion-ii", "Scorpion II", _FIRST_THREE_OF_SEVEN)
+WASP = _variant("wasp", "Wasp", _FIRST_FOUR_OF_SEVEN, empty_accepts_any=True)
+WASP_II = _variant("wasp-ii", "Wasp II", _FIRST_THREE_OF_SEVEN, empty_accepts_any=True)
+SCORPION_TAIL = _variant("scorpion-tail", "Scorpion Tail", _FIRST_FOUR_OF_SEVEN, alternate=True)
+SCORPION_HEAD = _variant(
+    "scorpion-head",
+    "Scorpion Head",
+    (0, 0, 0, 4, 4, 4, 4),
     heights=(8, 8, 8, 7, 7, 7, 7),
     stock=0,
     cells=4,
-    summary=(
-        "Columns 1-3 hold eight cards, columns 4-7 seven with the four deepest face down; "
-        "there is no stock, but four free cells each hold one card."
-    ),
-    description="No stock, four free cells; the last four columns hide four cards each.",
 )
-
-THREE_BLIND_MICE = Variant(
-    name="three-blind-mice",
-    title="Three Blind Mice",
-    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
-    empty_accepts_any=False,
+THREE_BLIND_MICE = _variant(
+    "three-blind-mice",
+    "Three Blind Mice",
+    _LAST_THREE_OF_TEN,
     heights=_TEN_FIVE,
     stock=0,
     reserves=2,
-    summary=(
-        "Ten columns of five cards, the three deepest of columns 8-10 face down, and two "
-        "face-up reserve cards that may be played onto the tableau."
-    ),
-    description="Ten columns of five and two reserve cards to play out; no stock.",
 )
-
-FARMERS_WIFE = Variant(
-    name="farmers-wife",
-    title="Farmer's Wife",
-    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
-    empty_accepts_any=False,
+FARMERS_WIFE = _variant(
+    "farmers-wife",
+    "Farmer's Wife",
+    _LAST_THREE_OF_TEN,
     heights=_TEN_FIVE,
     stock=0,
     reserves=2,
     alternate=True,
-    summary=(
-        "Three Blind Mice built in alternate colours: a card lands on the next higher card "
-        "of the other colour, and a run is King down to Ace in alternate colours."
-    ),
-    description="Three Blind Mice built in alternate colours.",
 )
-
-HOW_THEY_RUN = Variant(
-    name="how-they-run",
-    title="How They Run",
-    face_down=(0, 0, 0, 0, 0, 0, 0, 3, 3, 3),
-    empty_accepts_any=False,
+HOW_THEY_RUN = _variant(
+    "how-they-run",
+    "How They Run",
+    _LAST_THREE_OF_TEN,
     heights=_TEN_FIVE,
     stock=0,
     cells=2,
     cells_start_full=True,
-    summary=(
-        "Three Blind Mice whose two reserve cards are free cells that start full: once "
-        "played out, each cell may hold any exposed card."
-    ),
-    description="Three Blind Mice whose two reserve cards become free cells.",
 )
-
-DOUBLE_SCORPION = Variant(
-    name="double-scorpion",
-    title="Double Scorpion",
-    face_down=(4, 4, 4, 4, 4, 0, 0, 0, 0, 0),
-    empty_accepts_any=False,
-    decks=2,
-    heights=(10,) * 10,
-    stock=4,
-    summary=(
-        "Two decks in ten columns of ten, the four deepest cards of columns 1-5 face down; "
-        "the four stock cards go to columns 1-4. Eight runs win."
-    ),
-    description="Two decks, ten columns, a four-card stock; eight runs win.",
+DOUBLE_SCORPION = _variant(
+    "double-scorpion", "Double Scorpion", (4,) * 5 + (0,) * 5, decks=2, heights=(10,) * 10, stock=4
 )
-
-TRIPLE_SCORPION = Variant(
-    name="triple-scorpion",
-    title="Triple Scorpion",
-    face_down=(5, 5, 5, 5, 5, 0, 0, 0, 0, 0, 0, 0, 0),
-    empty_accepts_any=False,
-    decks=3,
-    heights=(12,) * 13,
-    stock=0,
-    summary=(
-        "Three decks in thirteen columns of twelve, the five deepest cards of columns 1-5 "
-        "face down, no stock. Twelve runs win."
-    ),
-    description="Three decks, thirteen columns, no stock; twelve runs win.",
+TRIPLE_SCORPION = _variant(
+    "triple-scorpion", "Triple Scorpion", (5,) * 5 + (0,) * 8, decks=3, heights=(12,) * 13, stock=0
 )
 
 # The whole family, in the order of RULES.md's table.

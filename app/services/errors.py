@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+from app.engine import PlayerError
 
-class ServiceError(Exception):
+
+class ServiceError(PlayerError):
+    """Base class of the services' errors."""
+
     code = "error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class NotFound(ServiceError):

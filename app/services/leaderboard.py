@@ -25,13 +25,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
-from app.db.models import GameRow, PlayerProfile, Race, RaceEntry
+from app.db.models import GameRow, Race, RaceEntry
 
 from .common import read_tx
+from .entries import entry_rows
 from .errors import InvalidRequest
 from .profiles import default_name
 from .race import replay_log_counted, status_of
@@ -99,33 +99,20 @@ def leaderboard(
         if race is not None and race.kind == "daily" and race.day is not None:
             deadline = day_end(race.day)
         rows = db.execute(
-            select(  # plain columns, not ORM objects: a daily deal may have thousands
-                RaceEntry.id,
-                RaceEntry.player_id,
-                RaceEntry.status,
-                RaceEntry.moves,
-                RaceEntry.suits,
+            entry_rows(
+                race_id,
                 RaceEntry.assisted.label("entry_assisted"),
                 RaceEntry.verified,
                 RaceEntry.verified_version,
                 RaceEntry.verified_moves,
-                GameRow.id.label("game_id"),
                 GameRow.variant,
                 GameRow.deal,
                 GameRow.status.label("game_status"),
-                GameRow.version,
                 GameRow.assisted.label("game_assisted"),
                 GameRow.created_at,
                 GameRow.finished_at,
                 GameRow.updated_at,
-                GameRow.abandoned_at,
-                PlayerProfile.display_name,
-                PlayerProfile.on_leaderboards,
-            )
-            .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
-            .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
-            .where(RaceEntry.race_id == race_id, RaceEntry.ranked.is_(True))
-            .order_by(RaceEntry.id)
+            ).where(RaceEntry.ranked.is_(True))
         ).all()
         wins: list[tuple[int, int, float, BoardEntry]] = []
         assisted: list[BoardEntry] = []

@@ -33,6 +33,7 @@ from app.engine import Action, DealError, EngineError, Game, parse_deal
 from . import clients
 from .common import ensure_player, insert_ignore, read_tx, write_tx
 from .days import daily_secret, today
+from .entries import entry_rows
 from .errors import NotFound
 from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
@@ -237,28 +238,9 @@ def play_race(
 
 
 def standings(db: Session, race_id: str) -> list[Progress]:
-    """Everyone's progress in the race (visible players only), first entry first. (Plain
-    columns, not ORM objects: a daily deal may have thousands of entries.)"""
+    """Everyone's progress in the race (visible players only), first entry first."""
     with read_tx(db):
-        rows = db.execute(
-            select(
-                RaceEntry.id,
-                RaceEntry.player_id,
-                RaceEntry.status,
-                RaceEntry.moves,
-                RaceEntry.suits,
-                RaceEntry.ranked,
-                GameRow.id.label("game_id"),
-                GameRow.version,
-                GameRow.abandoned_at,
-                PlayerProfile.display_name,
-                PlayerProfile.on_leaderboards,
-            )
-            .outerjoin(GameRow, GameRow.id == RaceEntry.game_id)
-            .outerjoin(PlayerProfile, PlayerProfile.player_id == RaceEntry.player_id)
-            .where(RaceEntry.race_id == race_id)
-            .order_by(RaceEntry.id)
-        ).all()
+        rows = db.execute(entry_rows(race_id, RaceEntry.ranked)).all()
         out: list[Progress] = []
         seats: dict[str, int] = {}  # each player's first entry (rows come in entry order)
         for r in rows:

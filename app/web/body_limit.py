@@ -14,42 +14,27 @@ The answer is the site's usual JSON error: ``{"detail": "..."}``.
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import get_settings
+from app.web.asgi import HttpMiddleware, json_detail_reply
 
 
 def _too_large(limit: int) -> tuple[Message, Message]:
     detail = (
         f"This request is too large: at most {limit:,} bytes are accepted. Nothing was changed."
     )
-    body = json.dumps({"detail": detail}).encode()
-    start: Message = {
-        "type": "http.response.start",
-        "status": 413,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"cache-control", b"no-store"),
-            (b"connection", b"close"),
-        ],
-    }
-    return start, {"type": "http.response.body", "body": body}
+    return json_detail_reply(413, detail, [(b"connection", b"close")])
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     """Refuses request bodies over ``limit`` bytes (default: ``Settings.max_body_bytes``)."""
 
     def __init__(self, app: ASGIApp, limit: int | None = None) -> None:
-        self.app = app
+        super().__init__(app)
         self.limit = limit
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.limit if self.limit is not None else get_settings().max_body_bytes
         for name, value in scope.get("headers", ()):
             if name == b"content-length":

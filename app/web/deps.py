@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
@@ -34,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
 from app.services import new_player_id
+from app.web.asgi import HttpMiddleware, json_detail_reply
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -112,37 +112,15 @@ def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
     return parts.scheme.lower() == scheme and parts.netloc.lower() == host.lower()
 
 
-async def _send_forbidden(
-    send: Send, detail: str, extra_headers: list[tuple[bytes, bytes]]
-) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 403,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-                *extra_headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class IdentityMiddleware:
+class IdentityMiddleware(HttpMiddleware):
     """Resolves the player (``scope["state"]["player_id"]``) and enforces CSRF; see the module
     notes. A plain ASGI middleware: no buffering except an unsafe form post's small body."""
 
     def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         settings = self.settings or get_settings()
         conn = HTTPConnection(scope)
         player_id = read_player_cookie(conn.cookies.get(settings.cookie_name), settings)
@@ -163,7 +141,8 @@ class IdentityMiddleware:
         if scope["method"] in UNSAFE_METHODS:
             refusal, receive = await self._check_unsafe(conn, scope, receive, player_id, settings)
             if refusal is not None:
-                await _send_forbidden(send, refusal, new_cookie)
+                for message in json_detail_reply(403, refusal, new_cookie):
+                    await send(message)
                 return
 
         async def send_with_cookie(message: Message) -> None:

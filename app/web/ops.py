@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import observability as obs
 from app.config import Settings, get_settings
+from app.web.asgi import HttpMiddleware
 from app.web.security import SecurityHeadersMiddleware
 
 access_log = logging.getLogger("scorpion.access")
@@ -146,7 +147,7 @@ def route_template(scope: Scope, default: str = "<unmatched>") -> str:
     return default
 
 
-class OpsMiddleware:
+class OpsMiddleware(HttpMiddleware):
     """See the module notes."""
 
     def __init__(
@@ -156,16 +157,13 @@ class OpsMiddleware:
         static_app: ASGIApp | None = None,
         static_prefix: str = "/static",
     ) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
         self.static_app = SecurityHeadersMiddleware(static_app) if static_app else None
         self.static_prefix = static_prefix
         obs.install_database_listener()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         settings = self.settings or get_settings()
         incoming = _header(scope, b"x-request-id")
         request_id = (

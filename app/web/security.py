@@ -32,6 +32,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
+
 # Inline style *attributes* (style="--n: 3") are allowed: the play page sets CSS custom
 # properties on the board with them, and an attribute cannot run code. Scripts and <style>
 # elements stay self-only; the htmx config sits in a <meta> element, which CSP does not govern.
@@ -61,18 +63,14 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 )
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(HttpMiddleware):
     """Adds ``SECURITY_HEADERS`` to every HTTP response that does not carry them already."""
 
     def __init__(self, app: ASGIApp, headers: Iterable[tuple[str, str]] = SECURITY_HEADERS) -> None:
-        self.app = app
+        super().__init__(app)
         self.headers = tuple((name.lower(), value) for name, value in headers)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
@@ -124,17 +122,11 @@ def client_address(conn: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1")
     return hops[0][:64] if hops else (peer or "")
 
 
-class ClientAddressMiddleware:
+class ClientAddressMiddleware(HttpMiddleware):
     """Sets ``app.services.clients.current_address`` (a keyed hash of ``client_address``) for
     the request, for the per-address limits of the services."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         from app.config import get_settings
         from app.services.clients import address_key, current_address
 

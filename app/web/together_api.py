@@ -9,9 +9,10 @@ Response models are filled from the services' dataclasses with
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import Response
@@ -160,6 +161,7 @@ def _played(response: Response, state: services.GameState, new: bool) -> GameOut
     return game_out(state)
 
 
+_Route = TypeVar("_Route", bound=Callable[..., Any])
 AgainBody = Annotated[AgainIn | None, Body()]
 Variant = Annotated[
     str, Path(description="The variant.", json_schema_extra={"enum": list(VARIANTS)})
@@ -175,6 +177,27 @@ _STREAM_ERR: dict[int | str, dict[str, Any]] = {
     404: {"description": "No such challenge.", "content": _ERROR_JSON},
     422: {"description": "No such variant, or a malformed token.", "content": _ERROR_JSON},
 }
+
+
+def _play_route(path: str, summary: str, *, running: str) -> Callable[[_Route], _Route]:
+    """A route that plays a deal: 201 and a new game, or 200 and your ``running`` one."""
+    return router.post(
+        path,
+        status_code=201,
+        response_model=GameOut,
+        responses={200: {"description": running}, **_ERR},
+        summary=f"{summary} (201 a new game; 200 your running one)",
+    )
+
+
+def _events_route(path: str, deal: str) -> Callable[[_Route], _Route]:
+    """A route that streams the live progress of everyone on ``deal`` (server-sent events)."""
+    return router.get(
+        path,
+        response_class=EventStreamResponse,
+        responses=_STREAM_ERR,
+        summary=f"Live progress of everyone on {deal} (server-sent events)",
+    )
 
 
 @router.get("/profile", response_model=ProfileOut, summary="Your name as others see it")
@@ -214,12 +237,7 @@ def api_daily(variant: Variant, db: SessionDep, player: PlayerId, page: PageQuer
     return _daily_out(db, player, variant, None, page)
 
 
-@router.get(
-    "/daily/{variant}/events",
-    response_class=EventStreamResponse,
-    responses=_STREAM_ERR,
-    summary="Live progress of everyone on today's daily deal (server-sent events)",
-)
+@_events_route("/daily/{variant}/events", "today's daily deal")
 async def api_daily_events(variant: Variant, player: PlayerId) -> Response:
     services.check_variant(variant)
     race_id = await asyncio.to_thread(daily_race_id, variant)
@@ -242,13 +260,7 @@ def api_daily_day(
     return _daily_out(db, player, variant, daily_service.check_day(day), page)
 
 
-@router.post(
-    "/daily/{variant}",
-    status_code=201,
-    response_model=GameOut,
-    responses={200: {"description": "Your running daily game"}, **_ERR},
-    summary="Play today's daily deal (201 a new game; 200 your running one)",
-)
+@_play_route("/daily/{variant}", "Play today's daily deal", running="Your running daily game")
 def api_daily_play(
     variant: Variant, db: SessionDep, player: PlayerId, response: Response, body: AgainBody = None
 ) -> GameOut:
@@ -291,12 +303,10 @@ def api_challenge(
     return ComparisonOut.model_validate(fields, from_attributes=True)
 
 
-@router.post(
+@_play_route(
     "/challenges/{token}/games",
-    status_code=201,
-    response_model=GameOut,
-    responses={200: {"description": "Your running game on this challenge"}, **_ERR},
-    summary="Play a challenge's deal (201 a new game; 200 your running one)",
+    "Play a challenge's deal",
+    running="Your running game on this challenge",
 )
 def api_challenge_play(
     token: Token, db: SessionDep, player: PlayerId, response: Response, body: AgainBody = None
@@ -305,12 +315,7 @@ def api_challenge_play(
     return _played(response, *played)
 
 
-@router.get(
-    "/challenges/{token}/events",
-    response_class=EventStreamResponse,
-    responses=_STREAM_ERR,
-    summary="Live progress of everyone on a challenge (server-sent events)",
-)
+@_events_route("/challenges/{token}/events", "a challenge")
 async def api_challenge_events(token: Token, player: PlayerId) -> Response:
     race_id = await asyncio.to_thread(challenge_race_id, token)
     return json_stream(race_id, player)

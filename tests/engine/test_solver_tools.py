@@ -20,7 +20,7 @@ from app.engine.solver import (
 )
 from app.engine.solver.catalogs import catalog_path, load_catalog_file, merge_ranges
 from app.engine.solver.cli import main
-from app.engine.solver.odds import read_blocks, retry_unknown, run_odds, summarise
+from app.engine.solver.odds import SolvePass, read_blocks, retry_unknown, run_odds, summarise
 
 
 def test_line_text_round_trip() -> None:
@@ -97,10 +97,11 @@ def test_build_catalog_is_resumable(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_odds_run_is_cached_and_resumable(tmp_path: Path) -> None:
     path = tmp_path / "odds.jsonl"
-    s1 = run_odds("scorpion-ii", 1, 20, 2.0, jobs=1, path=path, quiet=True, block=10)
+    quiet = SolvePass(jobs=1, quiet=True)
+    s1 = run_odds("scorpion-ii", 1, 20, 2.0, quiet, path=path, block=10)
     assert s1.deals == 20 and s1.win + s1.loss + s1.unknown == 20
     assert len(read_blocks(path)) == 2
-    s2 = run_odds("scorpion-ii", 1, 30, 2.0, jobs=1, path=path, quiet=True, block=10)
+    s2 = run_odds("scorpion-ii", 1, 30, 2.0, quiet, path=path, block=10)
     assert len(read_blocks(path)) == 3  # only the new block was solved
     assert s2.deals == 30
     assert summarise("scorpion-ii", 1, 20, path=path) == s1
@@ -109,7 +110,7 @@ def test_odds_run_is_cached_and_resumable(tmp_path: Path) -> None:
     blocks[0]["v"] = "U" + blocks[0]["v"][1:]
     path.write_text("".join(json.dumps(b) + "\n" for b in blocks))
     assert summarise("scorpion-ii", 1, 30, path=path).unknown >= 1
-    assert retry_unknown("scorpion-ii", 5.0, jobs=1, path=path, quiet=True) >= 1
+    assert retry_unknown("scorpion-ii", 5.0, quiet, path=path) >= 1
     assert summarise("scorpion-ii", 1, 30, path=path).retry_seconds == 5.0
 
 

@@ -41,7 +41,7 @@ from .grading import (
     held_out,
     measure,
 )
-from .odds import retry_unknown, run_odds, summarise, write_odds_json
+from .odds import SolvePass, retry_unknown, run_odds, summarise, write_odds_json
 from .progress import Progress
 from .runner import solve_numbers
 
@@ -157,9 +157,8 @@ def _cmd_odds(args: argparse.Namespace) -> int:
         n = retry_unknown(
             args.variant,
             args.retry_unknown,
-            jobs=args.jobs,
+            SolvePass(args.jobs, args.time_limit),
             path=Path(args.out) if args.out else None,
-            time_limit=args.time_limit,
         )
         print(f"{n} undecided deals decided on the second try")
         summary = summarise(
@@ -174,9 +173,8 @@ def _cmd_odds(args: argparse.Namespace) -> int:
         args.start,
         args.count,
         args.budget,
-        jobs=args.jobs,
+        SolvePass(args.jobs, args.time_limit),
         path=Path(args.out) if args.out else None,
-        time_limit=args.time_limit,
     )
     print(summary.text())
     if args.write_json:

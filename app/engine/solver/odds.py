@@ -86,16 +86,31 @@ def read_blocks(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class SolvePass:
+    """How a pass of the solver over many deals runs: ``jobs`` processes; at most
+    ``time_limit`` seconds (None: no limit); a progress bar on stderr unless ``quiet``."""
+
+    jobs: int = 2
+    time_limit: float | None = None
+    quiet: bool = False
+
+    def progress(self, total: int, label: str) -> Progress | None:
+        return None if self.quiet else Progress(total, label)
+
+    def stop_at(self) -> float | None:
+        """The ``time.monotonic()`` after which the pass stops, counted from now."""
+        return time.monotonic() + self.time_limit if self.time_limit else None
+
+
 def run_odds(
     variant: str,
     start: int,
     count: int,
     budget: float,
+    run: SolvePass = SolvePass(),
     *,
-    jobs: int = 2,
     path: Path | None = None,
-    time_limit: float | None = None,
-    quiet: bool = False,
     block: int = BLOCK,
 ) -> OddsSummary:
     """Solve the deals ``start .. start + count - 1`` not yet cached, then summarise them."""
@@ -105,13 +120,13 @@ def run_odds(
     first_block = start - (start - 1) % block
     todo_blocks = [b for b in range(first_block, start + count, block) if b not in done]
     numbers = [n for b in todo_blocks for n in range(b, b + block)]
-    bar = Progress(len(numbers), f"odds {variant}") if not quiet else None
-    stop_at = time.monotonic() + time_limit if time_limit else None
+    bar = run.progress(len(numbers), f"odds {variant}")
+    stop_at = run.stop_at()
     counts = {"W": 0, "L": 0, "U": 0}
     letters: list[str] = []
     times: list[int] = []
     with path.open("a") as out:
-        for r in solve_numbers(variant, numbers, budget, jobs):
+        for r in solve_numbers(variant, numbers, budget, run.jobs):
             letter = _LETTER[r.verdict]
             counts[letter] += 1
             letters.append(letter)
@@ -137,13 +152,7 @@ def run_odds(
 
 
 def retry_unknown(
-    variant: str,
-    budget: float,
-    *,
-    jobs: int = 2,
-    path: Path | None = None,
-    time_limit: float | None = None,
-    quiet: bool = False,
+    variant: str, budget: float, run: SolvePass = SolvePass(), *, path: Path | None = None
 ) -> int:
     """Solve again, with ``budget`` seconds, the cached deals left undecided; returns how many
     got decided. Their letters and times are updated in place (the block keeps its first-pass
@@ -152,10 +161,10 @@ def retry_unknown(
     blocks = read_blocks(path)
     todo = [b["start"] + k for b in blocks for k, v in enumerate(b["v"]) if v == "U"]
     where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
-    bar = Progress(len(todo), f"retry {variant}") if not quiet else None
-    stop_at = time.monotonic() + time_limit if time_limit else None
+    bar = run.progress(len(todo), f"retry {variant}")
+    stop_at = run.stop_at()
     decided = 0
-    for r in solve_numbers(variant, todo, budget, jobs):
+    for r in solve_numbers(variant, todo, budget, run.jobs):
         b = where[r.number]
         k = r.number - b["start"]
         letter = _LETTER[r.verdict]
