@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from app.db.models import (
     GameRow,
     MoveLog,
-    PlayerProfile,
     Race,
     RaceEntry,
     RankedAttempt,

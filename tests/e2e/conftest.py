@@ -30,7 +30,7 @@ from tests.support.browser import (
     open_device,
     watch,
 )
-from tests.support.server import LiveServer, migrate, sqlite_database
+from tests.support.server import LiveServer, fresh_server
 
 
 @pytest.fixture(scope="session")
@@ -38,16 +38,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One server for the session: a fresh SQLite database, migrated, one worker. A scripted
     browser wins in far less than a human could, so the plausibility floor of ranked wins
     (``RANKED_MIN_SECONDS_PER_MOVE``, tested on its own in tests/services and tests/api) is 0."""
-    tmp = tmp_path_factory.mktemp("e2e")
-    url = sqlite_database(tmp)
-    migrate(url)
     env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0"}
-    live = LiveServer(url, workers=1, env=env, log_path=tmp / "uvicorn.log")
-    live.start()
-    try:
+    with fresh_server(tmp_path_factory.mktemp("e2e"), env) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture(scope="session")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from tests.support.browser import Problems, menu, shot, start, watch
 from tests.support.deals import WIN_DEAL, WIN_LINE
-from tests.support.server import LiveServer, migrate, sqlite_database
+from tests.support.server import LiveServer, fresh_server
 
 pytestmark = pytest.mark.e2e
 
@@ -187,16 +186,9 @@ def test_every_table_of_a_challenge_follows_the_race(
 @pytest.fixture(scope="module")
 def short_streams(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A server of its own (a fresh daily deal) whose event streams end after 3 seconds."""
-    tmp: Path = tmp_path_factory.mktemp("e2e-streams")
-    url = sqlite_database(tmp)
-    migrate(url)
     env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0", "STREAM_SECONDS": "3"}
-    live = LiveServer(url, workers=1, env=env, log_path=tmp / "uvicorn.log")
-    live.start()
-    try:
+    with fresh_server(tmp_path_factory.mktemp("e2e-streams"), env) as live:
         yield live
-    finally:
-        live.stop()
 
 
 def wait_for(page: Page, ready: Callable[[], bool], seconds: float = 15) -> None:

@@ -18,11 +18,18 @@ from app.services.leaderboard import leaderboard
 from app.services.race import standings
 from app.services.race_panel import panel_rows, race_panel
 from app.services.race_progress import Progress, one_progress_per_player
+from app.services.types import GameState
 from tests.support.deals import WIN_DEAL, WIN_LINE
 
 
 def new_player() -> str:
     return f"live-{uuid.uuid4().hex}"
+
+
+def challenged(db: Session, player: str) -> tuple[GameState, challenges.Challenge]:
+    """A game of the known winnable deal of ``player``'s, and a challenge made of it."""
+    game = services.create_game(db, player, DEFAULT_VARIANT, deal=WIN_DEAL)
+    return game, challenges.create_challenge(db, player, game.id)
 
 
 @pytest.fixture()
@@ -41,8 +48,7 @@ def published(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Progress]]:
 
 def test_a_player_with_three_games_on_a_challenge_is_listed_once(db: Session) -> None:
     ann, bob = new_player(), new_player()
-    start = services.create_game(db, ann, DEFAULT_VARIANT, deal=WIN_DEAL)
-    challenge = challenges.create_challenge(db, ann, start.id)
+    start, challenge = challenged(db, ann)
     first, _ = challenges.play_challenge(db, bob, challenge.token)
     services.act(db, bob, first.id, WIN_LINE[0])
     second, new = challenges.play_challenge(db, bob, challenge.token, again=True)
@@ -75,8 +81,7 @@ def test_a_player_with_three_games_on_a_challenge_is_listed_once(db: Session) ->
 
 def test_a_won_first_game_stays_the_players_row_while_they_replay(db: Session) -> None:
     ann, bob = new_player(), new_player()
-    start = services.create_game(db, ann, DEFAULT_VARIANT, deal=WIN_DEAL)
-    challenge = challenges.create_challenge(db, ann, start.id)
+    start, challenge = challenged(db, ann)
     for action in WIN_LINE:
         services.act(db, ann, start.id, action)
     replay, _ = challenges.play_challenge(db, ann, challenge.token, again=True)
@@ -94,8 +99,7 @@ def test_starting_a_new_game_reports_the_race_game_given_up(
     db: Session, published: list[Progress]
 ) -> None:
     ann, bob = new_player(), new_player()
-    start = services.create_game(db, ann, DEFAULT_VARIANT, deal=WIN_DEAL)
-    challenge = challenges.create_challenge(db, ann, start.id)
+    start, challenge = challenged(db, ann)
     game, _ = challenges.play_challenge(db, bob, challenge.token)
     services.act(db, bob, game.id, WIN_LINE[0])
     published.clear()
