@@ -141,7 +141,7 @@ def report_progress(
                     entry.status,
                     entry.ranked,
                     version,
-                    seat_of(db, entry.race_id, entry.player_id),
+                    seat_of(db, entry),
                 ),
             )
     db.flush()

@@ -129,8 +129,12 @@ def shown_name(db: Session, player_id: str) -> tuple[str, bool]:
     return profile.display_name or default_name(player_id), profile.on_leaderboards
 
 
-def seat_of(db: Session, race_id: str, player_id: str) -> int:
-    """The id of the player's first entry in the race (their ``Progress.seat``)."""
+def seat_of(db: Session, entry: RaceEntry) -> int:
+    """The id of the entry's player's first entry in the race (their ``Progress.seat``). A
+    ranked entry is its player's first (only a first entry is ranked): no query then."""
+    if entry.ranked:
+        return int(entry.id)
+    race_id, player_id = entry.race_id, entry.player_id
     return int(
         db.execute(
             select(func.min(RaceEntry.id)).where(
@@ -165,6 +169,6 @@ def report_given_up(db: Session, versions: dict[str, int]) -> None:
             GAVE_UP,
             entry.ranked,
             versions.get(entry.game_id or "", 0),
-            seat_of(db, entry.race_id, entry.player_id),
+            seat_of(db, entry),
         )
         publish(db, entry.race_id, report)

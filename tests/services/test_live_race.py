@@ -46,7 +46,9 @@ def published(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Progress]]:
     yield seen
 
 
-def test_a_player_with_three_games_on_a_challenge_is_listed_once(db: Session) -> None:
+def test_a_player_with_three_games_on_a_challenge_is_listed_once(
+    db: Session, published: list[Progress]
+) -> None:
     ann, bob = new_player(), new_player()
     start, challenge = challenged(db, ann)
     first, _ = challenges.play_challenge(db, bob, challenge.token)
@@ -60,6 +62,10 @@ def test_a_player_with_three_games_on_a_challenge_is_listed_once(db: Session) ->
     rows = standings(db, challenge.race_id)
     assert len(rows) == 4  # every game is an entry (the JSON API lists them all)
     assert len({r.player_key for r in rows}) == 2
+    # What the event streams hear groups the same way: Bob's reports all carry his seat.
+    bob_seat = rows[1].player_key
+    assert {p.player_key for p in published if p.name == rows[1].name} == {bob_seat}
+    assert len({p.entry for p in published if p.player_key == bob_seat}) == 3
 
     # Bob's first game was given up, so he is shown by his newest: two moves, playing.
     for viewer in (ann, bob):
