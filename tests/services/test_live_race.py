@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.engine import DEFAULT_VARIANT
-from app.services import challenges, daily, race_progress
+from app.services import challenges, daily, race, race_progress
 from app.services.leaderboard import leaderboard
 from app.services.race import standings
 from app.services.race_panel import panel_rows, race_panel
@@ -42,7 +42,8 @@ def published(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Progress]]:
         seen.append(progress)
         real(db, race_id, progress)
 
-    monkeypatch.setattr(race_progress, "publish", watch)
+    for module in (race_progress, race, challenges):  # each calls it by its own name
+        monkeypatch.setattr(module, "publish", watch)
     yield seen
 
 
