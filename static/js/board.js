@@ -666,15 +666,20 @@
   });
 
   let pending = false;
-  // A live race update also refreshes the other tables of the page that follow the race (the
-  // challenge page's side-by-side table and leaderboard), at most every half second.
-  let liveTimer = null;
+  // A live race update (or the first standings of a stream that reconnected) also refreshes
+  // the other tables of the page that follow the race (the challenge page's side-by-side table
+  // and leaderboard, the daily page's leaderboard): each at most once per its
+  // data-live-refresh milliseconds (default 500; a daily crowd's page asks less often).
+  const liveTimers = new WeakMap();
   function raceUpdated() {
-    if (liveTimer || !window.htmx) return;
-    liveTimer = setTimeout(() => {
-      liveTimer = null;
-      $$("[data-live-refresh]").forEach((e) => window.htmx.trigger(e, "race-update"));
-    }, 500);
+    if (!window.htmx) return;
+    $$("[data-live-refresh]").forEach((e) => {
+      if (liveTimers.get(e)) return;
+      liveTimers.set(e, setTimeout(() => {
+        liveTimers.delete(e);
+        if (e.isConnected) window.htmx.trigger(e, "race-update");
+      }, +e.dataset.liveRefresh || 500));
+    });
   }
 
   document.addEventListener("htmx:sse:after:message", raceUpdated);

@@ -49,6 +49,18 @@ REFUSED_LOG = re.compile(
 )
 
 
+def left_behind(r: object) -> bool:
+    """A request that leaving the page cancels: its open event stream (a live race), or a live
+    table's refresh (an htmx GET) still on its way. The browser reports it aborted to
+    Playwright but writes nothing to the console."""
+    if "ERR_ABORTED" not in str(getattr(r, "failure", "")):
+        return False
+    if str(getattr(r, "url", "")).endswith("/events"):
+        return True
+    headers = getattr(r, "headers", {}) or {}
+    return getattr(r, "method", "") == "GET" and headers.get("hx-request") == "true"
+
+
 def watch(page: Page, problems: Problems) -> None:
     def on_console(m: ConsoleMessage) -> None:
         if m.type not in ("error", "warning"):
@@ -64,9 +76,7 @@ def watch(page: Page, problems: Problems) -> None:
     def on_failed(r: object) -> None:
         url = getattr(r, "url", "")
         failure = str(getattr(r, "failure", ""))
-        # Leaving a page cancels its open event stream (a live race): the browser reports the
-        # request as aborted to Playwright but writes nothing to the console.
-        if url.endswith("/events") and "ERR_ABORTED" in failure:
+        if left_behind(r):
             return
         problems.items.append(f"request failed: {getattr(r, 'method', '')} {url} {failure}")
 
