@@ -722,6 +722,9 @@
 
   document.addEventListener("htmx:error", (ev) => {
     const ctx = ev.detail && ev.detail.ctx;
+    // A live table's refresh that failed (the page is being left, the network dropped) says
+    // nothing: the next race update or reconnection refreshes it again.
+    if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
     say("The server could not be reached: nothing was changed. Try again.", true);
