@@ -32,6 +32,15 @@ def challenged(db: Session, player: str) -> tuple[GameState, challenges.Challeng
     return game, challenges.create_challenge(db, player, game.id)
 
 
+def bob_joins(db: Session) -> tuple[str, str, challenges.Challenge, GameState]:
+    """Ann challenges Bob, who joins and makes one move: (Ann, Bob, challenge, Bob's game)."""
+    ann, bob = new_player(), new_player()
+    _, challenge = challenged(db, ann)
+    game, _ = challenges.play_challenge(db, bob, challenge.token)
+    services.act(db, bob, game.id, WIN_LINE[0])
+    return ann, bob, challenge, game
+
+
 @pytest.fixture()
 def published(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Progress]]:
     """Every report published from now on (still published as usual)."""
@@ -50,10 +59,7 @@ def published(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Progress]]:
 def test_a_player_with_three_games_on_a_challenge_is_listed_once(
     db: Session, published: list[Progress]
 ) -> None:
-    ann, bob = new_player(), new_player()
-    start, challenge = challenged(db, ann)
-    first, _ = challenges.play_challenge(db, bob, challenge.token)
-    services.act(db, bob, first.id, WIN_LINE[0])
+    ann, bob, challenge, first = bob_joins(db)
     second, new = challenges.play_challenge(db, bob, challenge.token, again=True)
     assert new and second.id != first.id
     third, _ = challenges.play_challenge(db, bob, challenge.token, again=True)
@@ -105,10 +111,7 @@ def test_a_won_first_game_stays_the_players_row_while_they_replay(db: Session) -
 def test_starting_a_new_game_reports_the_race_game_given_up(
     db: Session, published: list[Progress]
 ) -> None:
-    ann, bob = new_player(), new_player()
-    start, challenge = challenged(db, ann)
-    game, _ = challenges.play_challenge(db, bob, challenge.token)
-    services.act(db, bob, game.id, WIN_LINE[0])
+    _, bob, challenge, _ = bob_joins(db)
     published.clear()
 
     services.create_game(db, bob, DEFAULT_VARIANT)  # gives up Bob's challenge game
