@@ -185,8 +185,8 @@ def test_every_table_of_a_challenge_follows_the_race(
 
 @pytest.fixture(scope="module")
 def short_streams(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server of its own (a fresh daily deal) whose event streams end after 3 seconds."""
-    env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0", "STREAM_SECONDS": "3"}
+    """A server of its own (a fresh daily deal) whose event streams end after 6 seconds."""
+    env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0", "STREAM_SECONDS": "6"}
     with fresh_server(tmp_path_factory.mktemp("e2e-streams"), env) as live:
         yield live
 
