@@ -54,6 +54,16 @@ def daily_race_key(variant: str, day: date) -> str:
     return mac.hexdigest()[:32]
 
 
+def is_daily_game(state: GameState) -> bool:
+    """Whether the game plays a daily deal (its race is the daily race of its variant on the
+    day it started; a challenge game, even of a deal without a number, is not)."""
+    if state.race_id is None or state.deal_number is not None:
+        return False
+    started = state.created_at.astimezone(UTC) if state.created_at.tzinfo else state.created_at
+    days = {started.date(), today()}
+    return any(state.race_id == daily_race_key(state.variant, day) for day in days)
+
+
 def check_day(value: object) -> date:
     """A ``YYYY-MM-DD`` day that is not in the future; ``InvalidRequest`` otherwise."""
     if isinstance(value, date):
