@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from app.db.session import SessionDep
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, VARIANTS, Move
 from app.services import GameState
-from app.services.daily import is_daily_game
+from app.services.daily import daily_label, is_daily_game
 from app.web import static_files
 from app.web.deps import CsrfToken, PlayerId
 from app.web.examples import variant_example
@@ -70,6 +70,7 @@ templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_exampl
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
 templates.env.globals["together_css"] = "css/together.css"
 templates.env.globals["is_daily_game"] = is_daily_game
+templates.env.globals["daily_label"] = daily_label
 
 
 # -- requests and responses ------------------------------------------------------------------
