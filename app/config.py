@@ -100,6 +100,7 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     max_streams_per_player: int = Field(default=4, ge=1)
     max_streams_per_worker: int = Field(default=1000, ge=1)
+    stream_seconds: float = Field(default=600.0, gt=0, le=3600)
 
     @field_validator("database_url")
     @classmethod

@@ -22,15 +22,8 @@ from app.engine import Game
 from .common import lock_player, read_tx, write_tx
 from .errors import NotFound
 from .profiles import default_name
-from .race import (
-    Progress,
-    attempt_key,
-    entry_status,
-    new_race_id,
-    play_race,
-    publish,
-    shown_name,
-)
+from .race import attempt_key, entry_status, new_race_id, play_race
+from .race_progress import Progress, one_per_player, publish, shown_name
 from .ratelimit import consume as count_request
 from .types import GameState
 
@@ -189,9 +182,10 @@ def play_challenge(
 def comparison(
     db: Session, token: str, viewer: str | None, now: datetime | None = None
 ) -> list[Side]:
-    """Every player's game on the challenge side by side (players who stay off leaderboards
-    appear only to themselves). The challenger's game comes first, then in joining order.
-    Call ``leaderboard`` first: it makes the replay checks a win is shown with."""
+    """Every player's game on the challenge side by side, each player once (their first game,
+    or their newest once the first is given up: ``one_per_player``; players who stay off
+    leaderboards appear only to themselves). The challenger comes first, then in joining
+    order. Call ``leaderboard`` first: it makes the replay checks a win is shown with."""
     now = now or utcnow()
     with read_tx(db):
         race = _find(db, token)
@@ -204,6 +198,12 @@ def comparison(
         ).all()
         first = _challenger(db, race.id)
         sides: list[Side] = []
+        rows = one_per_player(
+            rows,
+            lambda r: r[0].player_id,
+            lambda r: int(r[0].id),
+            lambda r: entry_status(r[0].status, r[1]),
+        )
         for entry, game, profile in rows:
             you = viewer is not None and entry.player_id == viewer
             if profile is not None and not profile.on_leaderboards and not you:
@@ -223,7 +223,7 @@ def comparison(
                 Side(
                     name=name,
                     you=you,
-                    challenger=first is not None and entry.id == first[0],
+                    challenger=first is not None and entry.player_id == first[1],
                     ranked=entry.ranked,
                     moves=entry.moves,
                     seconds=seconds,

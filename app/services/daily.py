@@ -54,6 +54,31 @@ def daily_race_key(variant: str, day: date) -> str:
     return mac.hexdigest()[:32]
 
 
+def daily_day_of(state: GameState) -> date | None:
+    """The day whose daily deal the game plays, or ``None`` (its race is the daily race of its
+    variant on the day it started; a challenge game, even of a deal without a number, is not)."""
+    if state.race_id is None or state.deal_number is not None:
+        return None
+    started = state.created_at.astimezone(UTC) if state.created_at.tzinfo else state.created_at
+    for day in sorted({started.date(), today()}):
+        if state.race_id == daily_race_key(state.variant, day):
+            return day
+    return None
+
+
+def is_daily_game(state: GameState) -> bool:
+    """Whether the game plays a daily deal (see ``daily_day_of``)."""
+    return daily_day_of(state) is not None
+
+
+def daily_label(state: GameState) -> str:
+    """How the pages name a daily game: "Today's daily deal" or "The daily deal of <day>"."""
+    day = daily_day_of(state)
+    if day is None:
+        return ""
+    return "Today's daily deal" if day == today() else f"The daily deal of {day:%A %-d %B %Y}"
+
+
 def check_day(value: object) -> date:
     """A ``YYYY-MM-DD`` day that is not in the future; ``InvalidRequest`` otherwise."""
     if isinstance(value, date):

@@ -19,6 +19,7 @@ from app.engine import Action, Game, parse_deal
 
 from .common import add_event, new_game_id, stats_row
 from .errors import NotFound
+from .race_progress import report_given_up
 from .types import GameState
 
 # The ``GameState`` fields copied from the game's row as they are.
@@ -127,6 +128,8 @@ def supersede(
         .scalars()
         .all()
     )
+    # A shared deal's game given up: its races hear of it now, not at the next page load.
+    report_given_up(db, {old.id: old.version for old in rows if old.race_id is not None})
     for old in rows:
         if settings.record_stats and old.counted:
             stats = stats_row(db, player_id, variant)

@@ -13,22 +13,17 @@ commits), on SQLite as a row of ``race_events`` that each worker polls
 
 from __future__ import annotations
 
-import json
 import secrets
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import (
     GameRow,
     MoveLog,
-    PlayerProfile,
     Race,
     RaceEntry,
-    RaceEvent,
     RankedAttempt,
     utcnow,
 )
@@ -41,56 +36,13 @@ from .entries import entry_rows
 from .errors import NotFound
 from .game_core import game_state, logged_action, start_game
 from .profiles import default_name
+from .race_progress import Progress, publish, seat_of, shown_name
 from .ratelimit import consume as count_request
 from .types import GameState
-
-CHANNEL = "race_progress"
-_PRUNE_EVERY = 200  # SQLite: every so many events, drop those older than _KEEP_EVENTS
-_KEEP_EVENTS = 5000
 
 
 def new_race_id() -> str:
     return secrets.token_hex(16)
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """One player's progress in a race, as everyone may see it (no card, no player id)."""
-
-    entry: int
-    name: str
-    moves: int
-    suits: int
-    status: str  # playing | won | stuck | gave-up
-    ranked: bool
-    version: int  # the game's version: a report older than the one shown is ignored
-
-    def to_json(self, race_id: str) -> str:
-        return json.dumps(
-            {
-                "race": race_id,
-                "entry": self.entry,
-                "name": self.name,
-                "moves": self.moves,
-                "suits": self.suits,
-                "status": self.status,
-                "ranked": self.ranked,
-                "version": self.version,
-            },
-            separators=(",", ":"),
-        )
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Progress:
-        return cls(
-            entry=int(data["entry"]),
-            name=str(data["name"]),
-            moves=int(data["moves"]),
-            suits=int(data["suits"]),
-            status=str(data["status"]),
-            ranked=bool(data["ranked"]),
-            version=int(data["version"]),
-        )
 
 
 # -- the move log, replayed by the server ------------------------------------------------------
@@ -126,30 +78,6 @@ def replay_log_counted(
 
 
 # -- publishing progress -----------------------------------------------------------------------
-
-
-def publish(db: Session, race_id: str, progress: Progress) -> None:
-    """Send ``progress`` to every worker when the caller's transaction commits."""
-    payload = progress.to_json(race_id)
-    if db.get_bind().dialect.name == "postgresql":
-        db.execute(
-            text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload}
-        )
-        return
-    event = RaceEvent(race_id=race_id, payload=payload, created_at=utcnow())
-    db.add(event)
-    db.flush()
-    new_id = event.id
-    if isinstance(new_id, int) and new_id % _PRUNE_EVERY == 0:
-        db.execute(delete(RaceEvent).where(RaceEvent.id <= new_id - _KEEP_EVENTS))
-
-
-def shown_name(db: Session, player_id: str) -> tuple[str, bool]:
-    """(the name others see, whether the player appears to others at all)."""
-    profile = db.get(PlayerProfile, player_id)
-    if profile is None:
-        return default_name(player_id), True
-    return profile.display_name or default_name(player_id), profile.on_leaderboards
 
 
 def entry_status(entry_status: str, game: GameRow | None) -> str:
@@ -213,6 +141,7 @@ def report_progress(
                     entry.status,
                     entry.ranked,
                     version,
+                    seat_of(db, entry),
                 ),
             )
     db.flush()
@@ -300,9 +229,9 @@ def play_race(
         db.flush()
         name, visible = shown_name(db, player_id)
         if visible:
-            publish(
-                db, race.id, Progress(entry.id, name, 0, 0, "playing", entry.ranked, row.version)
-            )
+            seat = entries[0].id if entries else entry.id
+            progress = Progress(entry.id, name, 0, 0, "playing", entry.ranked, row.version, seat)
+            publish(db, race.id, progress)
         state = game_state(row, game)
         return state, True
 
@@ -312,11 +241,13 @@ def standings(db: Session, race_id: str) -> list[Progress]:
     with read_tx(db):
         rows = db.execute(entry_rows(race_id, RaceEntry.ranked)).all()
         out: list[Progress] = []
+        seats: dict[str, int] = {}  # each player's first entry (rows come in entry order)
         for r in rows:
+            seat = seats.setdefault(r.player_id, r.id)
             if r.on_leaderboards is False:
                 continue
             name = r.display_name or default_name(r.player_id)
             status = status_of(r.status, r.game_id is not None, r.abandoned_at)
             version = r.version if r.game_id is not None else 0
-            out.append(Progress(r.id, name, r.moves, r.suits, status, r.ranked, version))
+            out.append(Progress(r.id, name, r.moves, r.suits, status, r.ranked, version, seat))
         return out

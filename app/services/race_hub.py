@@ -40,7 +40,7 @@ from app.config import get_settings
 from app.db.models import RaceEvent
 from app.db.session import get_sessionmaker
 
-from .race import CHANNEL, Progress
+from .race_progress import CHANNEL, Progress
 from .ratelimit import RateLimited
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from app.engine import VARIANTS, get_variant
 
 from . import challenges, daily
 from .common import read_tx
-from .race import Progress, standings
+from .race import standings
+from .race_progress import Progress, one_progress_per_player
 
 PANEL_ROWS = 12  # the live panel shows the leaders and the viewer, not a whole daily crowd
 
@@ -35,15 +36,17 @@ class RacePanel:
 
 
 def panel_rows(rows: list[Progress], mine: frozenset[int]) -> tuple[list[Progress], int]:
-    """The rows the live panel shows (winners by fewest moves, then by suits completed,
-    the viewer's always) and how many others are not shown."""
+    """The rows the live panel shows, each player once (``one_progress_per_player``: their
+    first game, or their newest once the first is given up), winners by fewest moves, then by
+    suits completed, the viewer always; and how many other players are not shown."""
+    players = one_progress_per_player(rows)
     ordered = sorted(
-        rows,
+        players,
         key=lambda p: (p.status != "won", p.moves if p.status == "won" else 0, -p.suits, p.entry),
     )
     shown = ordered[:PANEL_ROWS]
     shown += [p for p in ordered[PANEL_ROWS:] if p.entry in mine]
-    return shown, len(rows) - len(shown)
+    return shown, len(players) - len(shown)
 
 
 def race_title(race: Race) -> str:

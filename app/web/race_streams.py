@@ -24,13 +24,15 @@ from typing import Any
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.services.race import Progress
+from app.config import get_settings
 from app.services.race_hub import RESYNC, StreamSlot, hub, slots
 from app.services.race_panel import panel_rows, snapshot
+from app.services.race_progress import Progress
 from app.web.rendering import RACE_STATUS_TEXT, templates
 
 KEEPALIVE_SECONDS = 15.0
-STREAM_SECONDS = 600.0  # a stream ends after this long; the browser reconnects by itself
+# A stream ends after ``STREAM_SECONDS`` (settings); the browser reconnects by itself and the
+# new stream starts with everyone's standings, so the page catches up with what it missed.
 HTML_MIN_INTERVAL = 0.15  # a page's list is re-sent at most this often
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
@@ -154,15 +156,17 @@ async def _race_events(
         fingerprint = _fingerprint(state)
         yield all_text()
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + STREAM_SECONDS
+        deadline = loop.time() + get_settings().stream_seconds
         last_sent = loop.time()
         while loop.time() < deadline:
             if sub.queue.empty():
+                idle = min(KEEPALIVE_SECONDS, deadline - loop.time())
                 try:  # asyncio.timeout: no extra task per wait (wait_for makes one)
-                    async with asyncio.timeout(KEEPALIVE_SECONDS):
+                    async with asyncio.timeout(idle):
                         item = await sub.queue.get()
                 except TimeoutError:
-                    yield ": keep-alive\n\n"
+                    if loop.time() < deadline:
+                        yield ": keep-alive\n\n"
                     continue
             else:
                 item = sub.queue.get_nowait()

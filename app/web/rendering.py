@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from app.db.session import SessionDep
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, VARIANTS, Move
 from app.services import GameState
+from app.services.daily import daily_label, is_daily_game
 from app.web import static_files
 from app.web.deps import CsrfToken, PlayerId
 from app.web.examples import variant_example
@@ -68,6 +69,8 @@ templates.env.globals.update(format_seconds=format_seconds, variants=VARIANTS)
 templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
 templates.env.globals["together_css"] = "css/together.css"
+templates.env.globals["is_daily_game"] = is_daily_game
+templates.env.globals["daily_label"] = daily_label
 
 
 def _card_pictures() -> tuple[dict[str, Markup], Markup]:
@@ -233,7 +236,7 @@ def board_context(
     b.moves_made = state.moves_made
     # A shared deal whose number is hidden is the daily deal (the number shows once the day
     # is over): the page names it so, never "custom".
-    b.daily = state.race_id is not None and state.deal_number is None
+    b.daily = is_daily_game(state)
     ctx = base_context(request, csrf_token, "play")
     ctx["b"] = b
     return ctx

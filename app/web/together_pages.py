@@ -14,12 +14,14 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
+from app import services
 from app.engine import DEFAULT_VARIANT, VARIANTS, get_variant
 from app.services import NotFound, ServiceError
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
 from app.services.leaderboard import PAGE_SIZE, check_page, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id, race_panel
+from app.services.types import GameState
 from app.web.deps import PlayerId
 from app.web.race_streams import html_stream
 from app.web.rendering import (
@@ -60,6 +62,16 @@ async def daily_events(variant: str, player: PlayerId) -> Response:
     return html_stream(race_id, player)
 
 
+def _in_progress(db: Session, player: str, variant: str) -> GameState | None:
+    """The player's game of ``variant`` in progress, which starting a shared deal gives up."""
+    return next((g for g in services.saved_games(db, player) if g.variant == variant), None)
+
+
+def _live_refresh(request: Request) -> bool:
+    """A page's live tables asking for themselves alone (``?live=1``, after a race update)."""
+    return request.query_params.get("live") == "1"
+
+
 def _page_number(request: Request) -> int:
     """The ``?page=`` of a list page (1 if missing); ``InvalidRequest`` if malformed."""
     value = request.query_params.get("page")
@@ -78,13 +90,16 @@ def _daily_page(
     except ServiceError as exc:
         return error_page(request, csrf_token, 404, "No daily deal", exc.message)
     board = leaderboard(db, info.race_id, player, over=info.over, page=page_no)
+    live = info.started and not info.over
     ctx = base_context(request, csrf_token, "daily")
+    ctx.update(board=board, info=info, live=live)
+    if _live_refresh(request):
+        return render(request, "daily.html", ctx, block="live_tables")
     ctx.update(
-        board=board,
-        info=info,
         variant_title=get_variant(variant).title,
-        panel=None if info.over or not info.started else race_panel(db, info.race_id, player),
+        panel=race_panel(db, info.race_id, player) if live else None,
         today=daily_service.today(),
+        busy=_in_progress(db, player, variant),
         static_css=static_url("css/together.css"),
     )
     return render(request, "daily.html", ctx)
@@ -156,15 +171,17 @@ def challenge_page(page: Page, token: str) -> Response:
     except NotFound:
         return not_found(request, csrf_token, NO_CHALLENGE)
     ctx = base_context(request, csrf_token, "")
+    ctx.update(challenge=challenge, sides=sides[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE])
+    ctx.update(board=board)
+    if _live_refresh(request):
+        return render(request, "challenge.html", ctx, block="live_tables")
     ctx.update(
-        challenge=challenge,
-        sides=sides[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE],
         my_game=next((s.game_id for s in sides if s.you and s.status != "gave-up"), None),
         joined=any(s.you for s in sides),
         variant_title=get_variant(challenge.variant).title,
         panel=race_panel(db, challenge.race_id, player),
-        board=board,
         share_url=f"{base_url(request)}/challenge/{challenge.token}",
+        busy=_in_progress(db, player, challenge.variant),
         static_css=static_url("css/together.css"),
     )
     return render(request, "challenge.html", ctx)

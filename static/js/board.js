@@ -484,11 +484,16 @@
     if (!f.matches || !f.matches("form[data-confirm]")) return;
     if (f.dataset.confirmed === "1") { delete f.dataset.confirmed; return; }
     const head = $("#game-head");
-    const playing = head ? head.dataset.status === "playing" : f.dataset.inProgress === "1";
+    // A form naming its variant in a field (a particular deal) asks only if that variant has a
+    // game in progress: data-in-progress-of and data-daily-of list the variants.
+    const v = f.dataset.inProgressOf !== undefined && f.elements.variant ? f.elements.variant.value : null;
+    const among = (list) => v !== null && (list || "").split(" ").includes(v);
+    const playing = head ? head.dataset.status === "playing"
+      : v !== null ? among(f.dataset.inProgressOf) : f.dataset.inProgress === "1";
     if (!playing) return;
     ev.preventDefault();
     ev.stopImmediatePropagation();
-    const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1";
+    const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);
     const what = daily ? "today's daily deal" : "the game";
     const restart = f.dataset.confirm === "restart";
     ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),
@@ -661,15 +666,20 @@
   });
 
   let pending = false;
-  // A live race update also refreshes the other tables of the page that follow the race (the
-  // challenge page's side-by-side table and leaderboard), at most every half second.
-  let liveTimer = null;
+  // A live race update (or the first standings of a stream that reconnected) also refreshes
+  // the other tables of the page that follow the race (the challenge page's side-by-side table
+  // and leaderboard, the daily page's leaderboard): each at most once per its
+  // data-live-refresh milliseconds (default 500; a daily crowd's page asks less often).
+  const liveTimers = new WeakMap();
   function raceUpdated() {
-    if (liveTimer || !window.htmx) return;
-    liveTimer = setTimeout(() => {
-      liveTimer = null;
-      $$("[data-live-refresh]").forEach((e) => window.htmx.trigger(e, "race-update"));
-    }, 500);
+    if (!window.htmx) return;
+    $$("[data-live-refresh]").forEach((e) => {
+      if (liveTimers.get(e)) return;
+      liveTimers.set(e, setTimeout(() => {
+        liveTimers.delete(e);
+        if (e.isConnected) window.htmx.trigger(e, "race-update");
+      }, +e.dataset.liveRefresh || 500));
+    });
   }
 
   document.addEventListener("htmx:sse:after:message", raceUpdated);
@@ -720,6 +730,9 @@
 
   document.addEventListener("htmx:error", (ev) => {
     const ctx = ev.detail && ev.detail.ctx;
+    // A live table's refresh that failed (the page is being left, the network dropped) says
+    // nothing: the next race update or reconnection refreshes it again.
+    if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
     say("The server could not be reached: nothing was changed. Try again.", true);

@@ -444,3 +444,23 @@ def test_privacy_deletes_remove_entries_and_name(app: FastAPI, engine: Engine) -
     assert "Also Gone" not in str(b.get(f"/api/challenges/{token}").json())
     # The challenge itself stays for the others.
     assert b.get(f"/challenge/{token}").status_code == 200
+
+
+def test_a_challenge_lists_each_player_once_however_often_they_play(app: FastAPI) -> None:
+    """Replays are entries of their own (the event stream reports each), but the challenge's
+    sides list a player once: their first game, or their newest once the first is given up."""
+    a, b = Player(app), Player(app)
+    g = a.new_game(deal=WIN_DEAL)
+    token = a.post(f"/api/games/{g['id']}/challenge").json()["token"]
+    first = b.post(f"/api/challenges/{token}/games").json()["id"]
+    play_line(b, first, WIN_LINE[:1])
+    for _ in range(2):
+        r = b.post(f"/api/challenges/{token}/games", json={"again": True})
+        assert r.status_code == 201, r.text
+    newest = r.json()["id"]
+    play_line(b, newest, WIN_LINE[:2])
+    for viewer in (a, b):
+        sides = viewer.get(f"/api/challenges/{token}").json()["sides"]
+        assert [s["challenger"] for s in sides] == [True, False]
+        assert (sides[1]["moves"], sides[1]["status"], sides[1]["ranked"]) == (2, "playing", False)
+    assert b.get(f"/api/challenges/{token}").json()["sides"][1]["game_id"] == newest

@@ -21,8 +21,16 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, Problems, watch
-from tests.support.server import LiveServer, migrate, sqlite_database
+from tests.support.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SIZES,
+    Device,
+    Problems,
+    open_device,
+    watch,
+)
+from tests.support.server import LiveServer, fresh_server
 
 
 @pytest.fixture(scope="session")
@@ -30,16 +38,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One server for the session: a fresh SQLite database, migrated, one worker. A scripted
     browser wins in far less than a human could, so the plausibility floor of ranked wins
     (``RANKED_MIN_SECONDS_PER_MOVE``, tested on its own in tests/services and tests/api) is 0."""
-    tmp = tmp_path_factory.mktemp("e2e")
-    url = sqlite_database(tmp)
-    migrate(url)
     env = {"RATE_LIMITS": "off", "RANKED_MIN_SECONDS_PER_MOVE": "0"}
-    live = LiveServer(url, workers=1, env=env, log_path=tmp / "uvicorn.log")
-    live.start()
-    try:
+    with fresh_server(tmp_path_factory.mktemp("e2e"), env) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture(scope="session")
@@ -70,3 +71,12 @@ def page(context: BrowserContext) -> Iterator[Page]:
     watch(p, problems)
     yield p
     problems.check()
+
+
+@pytest.fixture(params=list(SIZES))
+def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Device]:
+    """A fresh context on a phone (360x640, touch) and on a desktop (1280x800)."""
+    d = open_device(browser, request.param)
+    yield d
+    d.ctx.close()
+    d.problems.check()

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.support.browser import (
-    Problems,
+    SIZES,
+    Device,
     click_move,
+    in_view,
     menu,
+    open_device,
     play_line,
     settled,
     shot,
@@ -27,7 +29,6 @@ from tests.support.browser import (
     tap,
     version,
     wait_version,
-    watch,
 )
 from tests.support.deals import NO_MOVE_DEAL, WIN_DEAL, WIN_LINE
 from tests.support.server import LiveServer
@@ -36,36 +37,6 @@ pytestmark = pytest.mark.e2e
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
-
-SIZES = {
-    "phone": {"viewport": {"width": 360, "height": 640}, "has_touch": True, "is_mobile": True},
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-}
-
-
-class Device:
-    def __init__(self, name: str, ctx: BrowserContext, page: Page, problems: Problems) -> None:
-        self.name = name
-        self.ctx = ctx
-        self.page = page
-        self.problems = problems
-
-
-def _open(browser: Browser, name: str, **extra: object) -> Device:
-    ctx = browser.new_context(**SIZES[name], **extra)  # type: ignore[arg-type]
-    ctx.set_default_timeout(10_000)
-    problems = Problems()
-    page = ctx.new_page()
-    watch(page, problems)
-    return Device(name, ctx, page, problems)
-
-
-@pytest.fixture(params=["phone", "desktop"])
-def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Device]:
-    d = _open(browser, request.param)
-    yield d
-    d.ctx.close()
-    d.problems.check()
 
 
 def api_game(page: Page, server: LiveServer, deal: str, line: list[list[object]]) -> str:
@@ -116,16 +87,6 @@ def motion_on_next_page(page: Page, selector: str) -> None:
         + json.dumps(selector)
         + ")"
     )
-
-
-def in_view(page: Page, selector: str) -> None:
-    h = page.viewport_size["height"] if page.viewport_size else 0
-    w = page.viewport_size["width"] if page.viewport_size else 0
-    for box in page.locator(selector).evaluate_all(
-        "els => els.map(e => { const r = e.getBoundingClientRect();"
-        " return [r.left, r.top, r.right, r.bottom]; })"
-    ):
-        assert box[0] >= 0 and box[2] <= w + 0.5 and box[1] >= 0 and box[3] <= h + 0.5, box
 
 
 # -- 1. motion -------------------------------------------------------------------------------
@@ -180,7 +141,7 @@ def test_a_click_during_the_motion_acts_at_once(device: Device, server: LiveServ
 
 def test_no_motion_under_reduced_motion(browser: Browser, server: LiveServer) -> None:
     for name in SIZES:
-        d = _open(browser, name, reduced_motion="reduce")
+        d = open_device(browser, name, reduced_motion="reduce")
         try:
             page = d.page
             start(page, server, WIN_DEAL)
@@ -471,11 +432,13 @@ def test_axe_finds_nothing_serious(device: Device, server: LiveServer) -> None:
     page = device.page
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:1])
+    game = page.url
     problems = {f"play: {x}" for x in _axe(page)}
     menu(page, "#challenge-btn")
     page.wait_for_url(re.compile(r"/challenge/"))
     problems |= {f"challenge: {x}" for x in _axe(page)}
-    for path in ("/", "/rules", "/stats", "/privacy", "/daily", "/daily/scorpion"):
+    pages = ("/", "/rules", "/stats", "/privacy", "/daily", "/daily/scorpion", "/deal/31337")
+    for path in (*pages, game.removeprefix(server.url) + "/replay"):
         page.goto(server.url + path)
         problems |= {f"{path}: {x}" for x in _axe(page)}
     assert not problems, sorted(problems)

@@ -128,14 +128,29 @@ def test_undo_turns_a_revealed_card_face_down_again(page: Page, server: LiveServ
     expect(page.locator("#col-0 .card.down")).to_have_count(2)
     expect(page.locator("#c0-2 .sr")).to_have_text("ace of spades")
     expect(page.locator("#message")).to_contain_text("Turned up the ace of spades")
+    expect(page.locator("#moves")).to_have_text("1")
     page.click("#undo-btn")
     wait_version(page, 3)
+    # The counter shows moves made (RULES.md, Assistance): undo does not take one back.
+    expect(page.locator("#moves")).to_have_text("1")
     expect(page.locator("#col-0 .card.down")).to_have_count(3)
     expect(page.locator("#c0-3 .sr")).to_have_text("six of spades")
     assert "ace of spades" not in page.locator("#board").inner_html()  # nothing of it left
     menu(page, "#redo-btn")
     wait_version(page, 4)
     expect(page.locator("#c0-2 .sr")).to_have_text("ace of spades")
+    expect(page.locator("#moves")).to_have_text("1")  # nor does redo add one
+    # The JSON API keeps its contract: "moves" the net count, "moves_made" the counter's.
+    gid = page.url.rsplit("/", 1)[1]
+    undone = page.request.post(
+        f"{server.url}/api/games/{gid}/undo",
+        headers={
+            "X-CSRF-Token": page.request.get(server.url + "/api/session").json()["csrf_token"]
+        },
+    ).json()
+    assert (undone["moves"], undone["moves_made"]) == (0, 1)
+    page.reload()
+    expect(page.locator("#moves")).to_have_text("1")
 
 
 def test_deal_onto_an_empty_column(page: Page, server: LiveServer) -> None:
@@ -275,6 +290,9 @@ def test_share_link_opens_the_deal(page: Page, server: LiveServer) -> None:
     first_board = board_state(page)
     page.goto(href)
     page.click("#play-deal")
+    # The first game is still in progress: the page asks before giving it up.
+    expect(page.locator("#confirm-dlg")).to_contain_text("This gives up the game")
+    page.click("#confirm-yes")
     page.wait_for_url(re.compile(r"/games/"))
     expect(page.locator("#share-link")).to_have_text("#31337")
     assert board_state(page) == first_board

@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from tests.support.browser import (
     Problems,
+    left_behind,
     menu,
     play_line,
     shot,
@@ -24,8 +25,9 @@ pytestmark = pytest.mark.e2e
 
 
 def watch_race_page(page: Page, problems: Problems) -> None:
-    """Like ``tests.support.browser.watch``; an event stream cut off by leaving its page is
-    not a failure (the browser aborts it), any other failed request or console error is."""
+    """Like ``tests.support.browser.watch``; a request cut off by leaving its page (an event
+    stream, a live table's refresh: ``left_behind``) is not a failure, any other failed
+    request or console error is."""
 
     def on_console(m: ConsoleMessage) -> None:
         if m.type == "error":
@@ -36,7 +38,7 @@ def watch_race_page(page: Page, problems: Problems) -> None:
 
     def on_failed(r: object) -> None:
         url, failure = getattr(r, "url", ""), getattr(r, "failure", "")
-        if url.endswith("/events") and "ERR_ABORTED" in str(failure):
+        if left_behind(r):
             return
         problems.items.append(f"request failed: {url} {failure}")
 

@@ -3,9 +3,10 @@ and PostgreSQL (real databases, never mocked)."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy.orm import Session
@@ -49,6 +50,20 @@ def test_the_daily_race_is_made_once_and_is_the_same_for_everyone(db: Session, d
     assert new_a and new_b and game_a.id != game_b.id
     assert game_a.view == game_b.view and game_a.race_id == race.id == game_b.race_id
     assert game_a.deal_number is None  # the number stays secret while the day runs
+
+
+def test_a_daily_game_left_overnight_is_named_by_its_day(
+    db: Session, day: date, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home page calls an unfinished daily game of a past day by its day, not "today"."""
+    game, _ = daily.play_daily(db, new_player(), DEFAULT_VARIANT)
+    noon = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+    game = dataclasses.replace(game, created_at=noon)  # the row's clock is the real one
+    assert daily.daily_label(game) == "Today's daily deal"
+    next_noon = noon + timedelta(days=1)
+    monkeypatch.setattr(days, "clock", lambda: next_noon)
+    assert daily.is_daily_game(game)
+    assert daily.daily_label(game) == f"The daily deal of {day:%A %-d %B %Y}"
 
 
 def test_playing_the_daily_deal_again_returns_the_running_game(db: Session, day: date) -> None:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import ConsoleMessage, Page, expect
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
 
 from tests.support.server import LiveServer
 
@@ -49,6 +49,18 @@ REFUSED_LOG = re.compile(
 )
 
 
+def left_behind(r: object) -> bool:
+    """A request that leaving the page cancels: its open event stream (a live race), or a live
+    table's refresh (an htmx GET) still on its way. The browser reports it aborted to
+    Playwright but writes nothing to the console."""
+    if "ERR_ABORTED" not in str(getattr(r, "failure", "")):
+        return False
+    if str(getattr(r, "url", "")).endswith("/events"):
+        return True
+    headers = getattr(r, "headers", {}) or {}
+    return getattr(r, "method", "") == "GET" and headers.get("hx-request") == "true"
+
+
 def watch(page: Page, problems: Problems) -> None:
     def on_console(m: ConsoleMessage) -> None:
         if m.type not in ("error", "warning"):
@@ -64,9 +76,7 @@ def watch(page: Page, problems: Problems) -> None:
     def on_failed(r: object) -> None:
         url = getattr(r, "url", "")
         failure = str(getattr(r, "failure", ""))
-        # Leaving a page cancels its open event stream (a live race): the browser reports the
-        # request as aborted to Playwright but writes nothing to the console.
-        if url.endswith("/events") and "ERR_ABORTED" in failure:
+        if left_behind(r):
             return
         problems.items.append(f"request failed: {getattr(r, 'method', '')} {url} {failure}")
 
@@ -85,11 +95,48 @@ def watch(page: Page, problems: Problems) -> None:
     page.on("response", on_response)
 
 
+# The two screens every board test runs on: a phone (touch) and a desktop.
+SIZES: dict[str, dict[str, object]] = {
+    "phone": {"viewport": {"width": 360, "height": 640}, "has_touch": True, "is_mobile": True},
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+}
+
+
+class Device:
+    """A browser context of one of ``SIZES``, its page and the page's problems."""
+
+    def __init__(self, name: str, ctx: BrowserContext, page: Page, problems: Problems) -> None:
+        self.name = name
+        self.ctx = ctx
+        self.page = page
+        self.problems = problems
+
+
+def open_device(browser: Browser, name: str, **extra: object) -> Device:
+    ctx = browser.new_context(**SIZES[name], **extra)  # type: ignore[arg-type]
+    ctx.set_default_timeout(10_000)
+    problems = Problems()
+    page = ctx.new_page()
+    watch(page, problems)
+    return Device(name, ctx, page, problems)
+
+
 def shot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+def in_view(page: Page, selector: str) -> None:
+    """Every element matching ``selector`` lies wholly inside the viewport."""
+    h = page.viewport_size["height"] if page.viewport_size else 0
+    w = page.viewport_size["width"] if page.viewport_size else 0
+    for box in page.locator(selector).evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })"
+    ):
+        assert box[0] >= 0 and box[2] <= w + 0.5 and box[1] >= 0 and box[3] <= h + 0.5, box
 
 
 def animations_done(page: Page) -> None:
@@ -120,6 +167,10 @@ def start(page: Page, server: LiveServer, deal: str, variant: str = "scorpion") 
     page.fill("#deal", deal)
     page.select_option("#variant-s", variant)
     page.locator("#deal").locator("xpath=ancestor::form").locator("button[type=submit]").click()
+    # A game of the variant in progress: the page asks first (it is given up).
+    page.locator("#game-head, #confirm-dlg[open]").first.wait_for()
+    if page.locator("#confirm-dlg[open]").count():
+        page.click("#confirm-yes")
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
     expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
     settled(page)  # a fresh game deals its cards out of the stock first

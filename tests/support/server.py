@@ -3,6 +3,7 @@
 - ``postgres_database()``: a uniquely named PostgreSQL database, dropped afterwards.
 - ``sqlite_database(dir)``: a fresh SQLite file URL.
 - ``migrate(url)``: ``alembic upgrade head`` against ``url`` (a subprocess, as an operator runs it).
+- ``fresh_server(dir, env)``: a ``LiveServer`` on a fresh migrated SQLite database, stopped after.
 - ``LiveServer``: ``uvicorn app.main:app --workers N`` in its own process group, so ``kill()``
   (SIGKILL) takes down the supervisor and every worker at once, like a crash.
 """
@@ -220,3 +221,19 @@ class LiveServer:
 
 # What the ``start_server`` fixture yields: start a server on a database URL.
 ServerFactory = Callable[..., LiveServer]
+
+
+@contextmanager
+def fresh_server(
+    directory: Path, env: Mapping[str, str], *, workers: int = 1
+) -> Iterator[LiveServer]:
+    """A ``LiveServer`` on a fresh, migrated SQLite database in ``directory`` (its log there
+    too), stopped afterwards."""
+    url = sqlite_database(directory)
+    migrate(url)
+    live = LiveServer(url, workers=workers, env=env, log_path=directory / "uvicorn.log")
+    live.start()
+    try:
+        yield live
+    finally:
+        live.stop()

@@ -379,6 +379,15 @@ def test_settings_and_four_colour_cards(browser: Browser) -> None:
     assert '<html lang="en">' in browser.get(f"/games/{gid}").text
 
 
+def test_privacy_page_names_every_kind_of_stored_data(browser: Browser) -> None:
+    """The "what is stored" list names the per-address counters (kept as keyed hashes, see
+    app/services/clients.py), not only the player's own rows."""
+    page = browser.get("/privacy").text
+    assert "no IP address" in page
+    assert "keyed hash of the address" in page
+    assert "dropped after about two days" in page
+
+
 def test_privacy_deletes(browser: Browser) -> None:
     gid = browser.new_game(deal=WIN_DEAL)
     assert "Resume your game" in browser.get("/").text

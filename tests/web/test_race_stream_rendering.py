@@ -58,3 +58,41 @@ def test_fifty_streams_share_one_render_per_update(app: FastAPI) -> None:
             await hub.close()
 
     asyncio.run(run())
+
+
+def test_a_stream_ends_on_time_and_the_next_one_catches_up(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream ends after ``STREAM_SECONDS`` (not at the next keep-alive); the browser's next
+    stream starts with everyone's standings, so what happened meanwhile is shown at once."""
+    from app.config import get_settings
+
+    monkeypatch.setattr(get_settings(), "stream_seconds", 0.5)
+    ann = Player(app)
+    game = ann.new_game(deal_number=4321)
+    r = ann.post(f"/api/games/{game['id']}/challenge")
+    race_id = challenge_race_id(r.json()["token"])
+
+    def render_all(state: dict[int, Progress], mine: frozenset[int]) -> str:
+        return sse(rows_html(list(state.values()), mine))
+
+    async def whole(player: str) -> list[str]:
+        stream = race_events(race_id, player, render_all, kind="t-end")
+        return [text async for text in stream]
+
+    async def run() -> tuple[list[str], list[str]]:
+        try:
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            first = await asyncio.wait_for(whole("spectator-end-1"), 5)
+            assert loop.time() - t0 < 3  # not held up to the 15 s keep-alive
+            dealt = await asyncio.to_thread(lambda: ann.post(f"/api/games/{game['id']}/deal"))
+            assert dealt.status_code == 200, dealt.text
+            return first, await asyncio.wait_for(whole("spectator-end-1"), 5)
+        finally:
+            await hub.close()
+
+    first, second = asyncio.run(run())
+    assert len(first) == 1 and 'data-moves="0"' in first[0]
+    assert "keep-alive" not in "".join(first)
+    assert 'data-moves="1"' in second[0]
