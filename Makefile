@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: run test lint bench bench-load bench-solver bench-sse bench-ui venv
+.PHONY: run test lint bench bench-floor bench-pg bench-load bench-solver bench-sse bench-ui venv
 
 # The venv, made with $(PYTHON) (>= 3.11); on Debian python3-venv is installed first if missing.
 $(PY):
@@ -63,3 +63,17 @@ bench-sse: $(PY)
 bench-ui: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_ui --moves $(or $(MOVES),50) $(if $(MOBILE),--mobile,)
+
+# The stack's floor (issue 12): a move and the play page against a bare FastAPI baseline
+# (scripts/floor_baseline.py) served beside the app in the same run: one uvicorn worker each,
+# SQLite, one keep-alive connection each; p10/p50 and their ratios (targets 1.5x and 2x), and
+# the htmx move response's size. ROUNDS=... games per path (default 3).
+bench-floor: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.bench_floor --rounds $(or $(ROUNDS),3)
+
+# PostgreSQL's cost of a player action (docs/capacity.md): transactions, rows and WAL bytes
+# per action, app and database CPU per action, on a fresh database at 127.0.0.1:5432.
+bench-pg: $(PY)
+	$(PIP) install -q -e '.[test]'
+	$(PY) -m scripts.pg_cost --rounds $(or $(ROUNDS),4)

@@ -156,6 +156,8 @@ class MoveLog(Base):
         BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
     )
     game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"))
+    # The game's player: the key to shard by (docs/capacity.md), in every row of the log.
+    player_id: Mapped[str] = mapped_column(String(64))
     seq: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(8))  # move | deal | undo | redo
     from_column: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
 import time
 from contextvars import ContextVar
 
@@ -28,6 +27,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings, get_settings
 
 from .errors import RateLimited
+from .windows import retry_after, window_start, window_upsert
 
 current_address: ContextVar[str | None] = ContextVar("scorpion_client_address", default=None)
 
@@ -52,17 +52,8 @@ class TooManyNewPlayers(RateLimited):
         self.args = (self.message,)
 
 
-_UPSERT = text(
-    """
-    INSERT INTO address_counters (address_key, scope, window_start, count)
-    VALUES (:key, :scope, :window_start, 1)
-    ON CONFLICT (address_key, scope) DO UPDATE SET
-        count = CASE WHEN excluded.window_start > address_counters.window_start
-                     THEN 1 ELSE address_counters.count + 1 END,
-        window_start = CASE WHEN excluded.window_start > address_counters.window_start
-                            THEN excluded.window_start ELSE address_counters.window_start END
-    RETURNING count, window_start
-    """
+_UPSERT = window_upsert(
+    "address_counters", "address_key", "VALUES (:key, :scope, :window_start, 1)"
 )
 
 
@@ -89,12 +80,10 @@ def count_new_player(db: Session, *, settings: Settings | None = None) -> None:
     if key is None:
         return
     now = time.time()
-    window_start = int(now // PLAYERS_WINDOW_SECONDS) * PLAYERS_WINDOW_SECONDS
-    count, started = _bump(db, key, "players", window_start)
+    count, started = _bump(db, key, "players", window_start(now, PLAYERS_WINDOW_SECONDS))
     limit = settings.new_players_per_minute
     if count > limit:
-        retry_after = max(1, math.ceil(started + PLAYERS_WINDOW_SECONDS - now))
-        raise TooManyNewPlayers(limit, retry_after)
+        raise TooManyNewPlayers(limit, retry_after(started, PLAYERS_WINDOW_SECONDS, now))
 
 
 def may_rank(

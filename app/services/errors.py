@@ -6,15 +6,21 @@ and ``ActionRefused`` -> 422.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.engine import PlayerError
+
+if TYPE_CHECKING:
+    from .types import GameState
 
 
 class ServiceError(PlayerError):
     """Base class of the services' errors."""
 
     code = "error"
+    # The game as it stands, when the refusing service had it at hand and was asked for it
+    # (``act(..., with_change=True)``): the page shows it without reading it again.
+    current: GameState | None = None
 
 
 class NotFound(ServiceError):

@@ -32,14 +32,16 @@ move and deal performed (undo and redo add nothing); ``moves`` stays the engine'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app import observability
+from app.db.fast import Cursor, Fast
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import (
     Action,
@@ -47,12 +49,12 @@ from app.engine import (
     Game,
 )
 
-from .common import add_event, ensure_player, is_postgres, lock_player, read_tx, stats_row, write_tx
-from .errors import ActionRefused, InvalidRequest, NotFound, VersionConflict
+from .common import add_event, ensure_player, read_tx, stats_row
+from .errors import ActionRefused, InvalidRequest, NotFound, ServiceError, VersionConflict
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
 from .race import report_progress
-from .ratelimit import consume as count_request
+from .ratelimit import counted_tx, rate_limits_on
 from .types import GameState, Hints
 
 ACTION_KINDS = ("move", "deal", "undo", "redo")
@@ -60,22 +62,27 @@ MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo ar
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # The hot path's statements, built once (statement construction costs more than SQLite).
-_SELECT_FOR_ACTION = (
-    select(_GAMES)
-    .where(_GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid"))
-    .with_for_update()
+_SELECT_GAME = select(_GAMES).where(
+    _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
 )
-_INSERT_ACTION = insert(_ACTIONS)
-_UPDATE_AFTER_ACTION = (
-    update(_GAMES)
-    .where(_GAMES.c.id == bindparam("gid"))
-    .values(
-        version=bindparam("version"),
-        snapshot=bindparam("snapshot"),
-        moves=bindparam("moves"),
-        moves_made=bindparam("moves_made"),
-        updated_at=bindparam("updated_at"),
-    )
+# An action's three statements, on the driver's cursor (``app.db.fast``).
+_GAME_COLUMNS = ", ".join(c.name for c in _GAMES.columns)
+_SELECT_FOR_ACTION = Fast(
+    f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid",
+    postgres=f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid FOR UPDATE",
+    columns=list(_GAMES.columns),
+)
+_ACTION_COLUMNS: tuple[str, ...] = ("game_id", "player_id", "seq", "kind", "from_column")
+_ACTION_COLUMNS += ("from_index", "to_column", "from_pile", "to_pile", "created_at")
+_INSERT_ACTION = Fast(
+    f"INSERT INTO game_actions ({', '.join(_ACTION_COLUMNS)}) "
+    f"VALUES ({', '.join(':' + c for c in _ACTION_COLUMNS)})",
+    binds={"created_at": _ACTIONS.c.created_at.type},
+)
+_UPDATE_AFTER_ACTION = Fast(
+    "UPDATE games SET version = :version, snapshot = :snapshot, moves = :moves, "
+    "moves_made = :moves_made, updated_at = :updated_at WHERE id = :gid",
+    binds={"updated_at": _GAMES.c.updated_at.type},
 )
 
 
@@ -83,9 +90,15 @@ _UPDATE_AFTER_ACTION = (
 
 
 def get_game(db: Session, player_id: str, game_id: str) -> GameState:
-    """The player's game ``game_id``; ``NotFound`` if missing or someone else's."""
+    """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
+    a Core statement built once (the play page's hot path)."""
+    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+        raise NotFound()
     with read_tx(db):
-        return game_state(load_game(db, player_id, game_id))
+        row = db.execute(_SELECT_GAME, {"gid": game_id, "pid": player_id}).one_or_none()
+        if row is None:
+            raise NotFound()
+        return game_state(row)
 
 
 @observability.count_action("hint")
@@ -94,9 +107,8 @@ def hints(db: Session, player_id: str, game_id: str, *, count: bool = True) -> H
     game (the plain hint is not assistance). ``count``: count the request for the rate limit
     of actions (the JSON API); the play page's ``GET ?hint=1`` passes False and writes
     nothing at all."""
-    if count:
-        count_request(db, player_id, "actions")
-    with read_tx(db):
+    counted = count and rate_limits_on()
+    with counted_tx(db, player_id, "actions") if counted else read_tx(db):
         game = Game.from_snapshot(load_game(db, player_id, game_id).snapshot)
         return Hints(moves=game.hints(), can_deal=game.can_deal, stuck=game.stuck)
 
@@ -157,21 +169,20 @@ def create_game(
 
     Only a game asked for with a difficulty carries it: random and numbered deals stay
     unclaimed. Supersedes the player's previous unfinished game of the variant (see the
-    module notes).
+    module notes). One transaction, the rate-limit count included.
     """
-    count_request(db, player_id, "games")
-    variant = check_variant(variant)
-    if difficulty is not None and not winnable:
-        raise InvalidRequest('A difficulty goes with "winnable": true.')
-    grade: str | None = None
-    if winnable:
-        if deal_number is not None or deal is not None:
-            raise InvalidRequest(
-                "A winnable deal is chosen by the server: give no deal number or deal string."
-            )
-        deal_number, grade = winnable_deal(variant, difficulty)
-    number, deal_text = resolve_deal(variant, deal_number, deal)
-    with write_tx(db):
+    with counted_tx(db, player_id, "games"):
+        variant = check_variant(variant)
+        if difficulty is not None and not winnable:
+            raise InvalidRequest('A difficulty goes with "winnable": true.')
+        grade: str | None = None
+        if winnable:
+            if deal_number is not None or deal is not None:
+                raise InvalidRequest(
+                    "A winnable deal is chosen by the server: give no deal number or deal string."
+                )
+            deal_number, grade = winnable_deal(variant, difficulty)
+        number, deal_text = resolve_deal(variant, deal_number, deal)
         settings = ensure_player(db, player_id)
         row, game = start_game(db, player_id, settings, variant, number, deal_text, None, grade)
         state = game_state(row, game)
@@ -179,10 +190,10 @@ def create_game(
 
 
 def restart(db: Session, player_id: str, game_id: str) -> GameState:
-    """A new game with the same deal as ``game_id`` (a new start for the statistics)."""
-    count_request(db, player_id, "games")
-    with write_tx(db):
-        if not lock_player(db, player_id):
+    """A new game with the same deal as ``game_id`` (a new start for the statistics). One
+    transaction, the rate-limit count included."""
+    with counted_tx(db, player_id, "games") as known:
+        if not known:
             raise NotFound()
         old = load_game(db, player_id, game_id, lock=True)
         settings = ensure_player(db, player_id)
@@ -223,39 +234,50 @@ def act(
     game_id: str,
     action: Action,
     expected_version: int | None = None,
+    *,
+    with_change: bool = False,
 ) -> GameState:
     """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
 
-    Order of checks: the game must be this player's (``NotFound``), then ``expected_version``
-    must be current (``VersionConflict``), then the rules (``ActionRefused``). On any error
-    nothing changes. The hot path uses Core statements (one locked read, one insert into the
-    move log, one update), so a move costs the same at step 300 as at step 10.
+    One transaction, the rate-limit count included (``counted_tx``). Order of checks: the
+    action must be one (``InvalidRequest``), the game must be this player's (``NotFound``),
+    then ``expected_version`` must be current (``VersionConflict``), then the rules
+    (``ActionRefused``). On any error nothing but the count changes. The hot path uses Core
+    statements (one locked read, one insert into the move log, one update), so a move costs
+    the same at step 300 as at step 10. ``with_change``: the returned state carries the view
+    before the action (``previous``), and a refusal the game as it stands (``current``).
     """
-    count_request(db, player_id, "actions")
-    action = _check_action(action)
-    with write_tx(db):
-        if is_postgres(db) and not lock_player(db, player_id):
-            raise NotFound()  # (SQLite: BEGIN IMMEDIATE already serialises writers)
-        if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+    with counted_tx(db, player_id, "actions") as known:
+        action = _check_action(action)
+        if not known or not isinstance(game_id, str) or not game_id or len(game_id) > 64:
             raise NotFound()
-        row = db.execute(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id}).one_or_none()
-        if row is None:
+        cursor = Cursor(db)
+        found = cursor.one_or_none(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id})
+        if found is None:
             raise NotFound()
-        if expected_version is not None and expected_version != row.version:
-            raise VersionConflict(row.version, expected_version)
+        row = SimpleNamespace(**found)
         game = Game.from_snapshot(row.snapshot)
+        previous = game.public_view() if with_change else None
         try:
-            game.apply(action)
-        except EngineError as exc:
-            raise ActionRefused(exc.message, exc.code) from None
+            if expected_version is not None and expected_version != row.version:
+                raise VersionConflict(row.version, expected_version)
+            try:
+                game.apply(action)
+            except EngineError as exc:
+                raise ActionRefused(exc.message, exc.code) from None
+        except ServiceError as exc:
+            if with_change:
+                exc.current = game_state(row)
+            raise
         now = utcnow()
         kind = action[0]
         is_move = kind == "move"
         piles = action[4:6] if is_move and len(action) == 6 else (None, None)
-        db.execute(
+        cursor.rows(
             _INSERT_ACTION,
             {
                 "game_id": row.id,
+                "player_id": player_id,
                 "seq": row.version,
                 "kind": kind,
                 "from_column": int(action[1]) if is_move else None,
@@ -273,7 +295,7 @@ def act(
             "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
             "updated_at": now,
         }
-        db.execute(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
+        cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
         if game.won:
             won = {"status": "won", "finished_at": now, "saved": False}
             won["counted"] = _record_win(db, player_id, row, values["moves_made"], now)
@@ -292,8 +314,8 @@ def act(
                 version=values["version"],
                 now=now,
             )
-        state = game_state(SimpleNamespace(**{**row._asdict(), **values}), game)
-        return state
+        state = game_state(SimpleNamespace(**{**found, **values}), game)
+        return replace(state, previous=previous) if with_change else state
 
 
 def _record_win(db: Session, player_id: str, row: Any, moves_made: int, now: datetime) -> bool:

@@ -1,45 +1,54 @@
 """Per-player rate limits, kept in the database so that every worker shares them.
 
 Two scopes: ``games`` (creating or restarting a game) and ``actions`` (moves, deals, undo,
-redo, hints). Each (player, scope) has one counter row in ``rate_limits`` with a fixed window:
-``window_start`` (Unix seconds, a multiple of the window length) and ``count``. One atomic
-``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` (SQLite 3.35+ and PostgreSQL alike) opens a
-new window or adds one to the current one, so two workers can never both read a count and
-write back the same value.
+redo, hints, and every other writing request). Each (player, scope) has one fixed-window
+counter row in ``rate_limits``, bumped by one atomic UPSERT (``app.services.windows``).
 
-The counter is bumped in its own short transaction *before* the action's transaction, so
-refused and invalid attempts count too (a flood of garbage is limited like a flood of moves),
-and a request over the limit is turned away before any game is touched: nothing changes.
-On PostgreSQL that transaction commits with ``synchronous_commit = off``: a counter lost in a
-crash is harmless, and the action's own commit stays the only one that waits for the disk.
+A player action counts *inside its own transaction* (``counted_tx``): one transaction per
+action, the count included. The count comes first; a request over the limit is rolled back
+whole (``RateLimited``: nothing changes, the count included), and an action the game or the
+rules refuse (``ServiceError``: missing game, stale version, illegal move, bad input) commits
+the count alone, so refused and invalid attempts count too (a flood of garbage is limited
+like a flood of moves). The services raise those errors before they write anything else.
+Requests whose work cannot share a transaction with the count (a solver question waits
+seconds for its answer) call ``consume`` first: the count in a transaction of its own, which
+on PostgreSQL commits with ``synchronous_commit = off`` (a counter lost in a crash is
+harmless; the action's own commit stays the only one that waits for the disk).
 
 Defaults (``Settings``): 300 games and 3000 actions per player per 60 s window, which no human
 player meets. ``RATE_LIMITS=off`` (that exact value) switches every limit off: nothing is
 counted at all.
 
-Counter rows hang off ``players`` with ``ON DELETE CASCADE``: deleting a player deletes them
-(a deletion committing while a counter is bumped leaves nothing counted, never an error).
+Counter rows hang off ``players`` with ``ON DELETE CASCADE``: deleting a player deletes them.
 A player id with no player row yet (a first request) is not counted for actions (it has no
 game to act on: the action is a 404); for ``games`` the player row is created first, as the
-game creation would do anyway.
+game creation does anyway. On PostgreSQL the player row is locked before counting, so a
+deletion cannot commit in between.
 """
 
 from __future__ import annotations
 
-import math
 import time
-from typing import Literal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
 
-from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
+from app.db.fast import Cursor, Fast
+from app.db.session import begin_write
 from app.services.common import create_player_row, is_postgres, write_tx
-from app.services.errors import RateLimited
+from app.services.errors import RateLimited, ServiceError
+from app.services.windows import retry_after, window_start, window_upsert
 
 Scope = Literal["games", "actions"]
 SCOPES: tuple[Scope, ...] = ("games", "actions")
+
+
+def rate_limits_on() -> bool:
+    return get_settings().rate_limits_enabled
 
 
 def limit_for(settings: Settings, scope: Scope) -> int:
@@ -48,75 +57,111 @@ def limit_for(settings: Settings, scope: Scope) -> int:
     return settings.rate_limit_actions
 
 
-# One statement, the same on SQLite (3.35+) and PostgreSQL, written once: no per-request
-# statement building. A newer window restarts the count at one; the current (or an older,
-# from a worker whose clock is a little behind) window adds one.
-_UPSERT = text(
-    """
-    INSERT INTO rate_limits (player_id, scope, window_start, count)
-    SELECT CAST(:player_id AS VARCHAR(64)), CAST(:scope AS VARCHAR(16)),
+# Counted only for a player that has a row (a first request's action is a 404 anyway).
+_UPSERT = window_upsert(
+    "rate_limits",
+    "player_id",
+    """SELECT CAST(:player_id AS VARCHAR(64)), CAST(:scope AS VARCHAR(16)),
            CAST(:window_start AS BIGINT), 1
-    WHERE EXISTS (SELECT 1 FROM players WHERE players.id = :player_id)
-    ON CONFLICT (player_id, scope) DO UPDATE SET
-        count = CASE WHEN excluded.window_start > rate_limits.window_start
-                     THEN 1 ELSE rate_limits.count + 1 END,
-        window_start = CASE WHEN excluded.window_start > rate_limits.window_start
-                            THEN excluded.window_start ELSE rate_limits.window_start END
-    RETURNING count, window_start
-    """
+    WHERE EXISTS (SELECT 1 FROM players WHERE players.id = :player_id)""",
 )
-
-
-# PostgreSQL: the same, and this small transaction commits without waiting for the disk
-# (``synchronous_commit`` off for it alone: a counter lost in a crash is harmless).
-_UPSERT_PG = text(
-    str(_UPSERT.text).replace(
+# Run on the driver's cursor (``app.db.fast``: every action counts). PostgreSQL, for
+# ``consume``'s transaction of its own: it commits without waiting for the disk
+# (``synchronous_commit`` off for that transaction alone).
+_COUNT = Fast(_UPSERT.text)
+_COUNT_RELAXED = Fast(
+    _UPSERT.text,
+    postgres=_UPSERT.text.replace(
         "WHERE EXISTS",
         "WHERE set_config('synchronous_commit', 'off', true) = 'off' AND EXISTS",
-    )
+    ),
 )
+_LOCK_PLAYER = Fast(
+    "SELECT id FROM players WHERE id = :id",
+    postgres="SELECT id FROM players WHERE id = :id FOR UPDATE",
+)
+
+
+def count(db: Session, player_id: str, scope: Scope, **options: Any) -> int | None:
+    """Count one request of ``scope`` inside the caller's write transaction; raise
+    ``RateLimited`` past the limit. Returns the count in the current window, or ``None`` when
+    nothing was counted (limits off, or an unknown player). ``options``: ``settings``,
+    ``now`` (Unix seconds, for tests), ``relaxed`` (the transaction holds nothing but the
+    count: PostgreSQL need not wait for the disk)."""
+    settings: Settings = options.get("settings") or get_settings()
+    now: float | None = options.get("now")
+    relaxed = bool(options.get("relaxed"))
+    if not settings.rate_limits_enabled:
+        return None
+    length = max(1, int(settings.rate_limit_window_seconds))
+    current = time.time() if now is None else now
+    params = {"player_id": player_id, "scope": scope, "window_start": window_start(current, length)}
+    rows = Cursor(db).rows(_COUNT_RELAXED if relaxed else _COUNT, params)
+    if not rows:
+        return None
+    counted, started = int(rows[0][0]), int(rows[0][1])
+    limit = limit_for(settings, scope)
+    if counted > limit:
+        raise RateLimited(scope, limit, length, retry_after(started, length, current))
+    return counted
 
 
 def consume(
-    db: Session,
-    player_id: str,
-    scope: Scope,
-    *,
-    settings: Settings | None = None,
-    now: float | None = None,
+    db: Session, player_id: str, scope: Scope, *, settings: Settings | None = None, **at: float
 ) -> int | None:
-    """Count one request of ``scope`` for ``player_id``; raise ``RateLimited`` past the limit.
-
-    Runs and commits its own write transaction on ``db`` (call it before the action's own
-    transaction, never inside one). Returns the count in the current window, or ``None`` when
-    nothing was counted (limits off, or an unknown player's action).
-    """
+    """``count`` in a write transaction of its own on ``db`` (call it before the request's
+    own transaction, never inside one; ``now=`` for tests). Past the limit the transaction
+    is rolled back (nothing changes) and ``RateLimited`` raised."""
     settings = settings or get_settings()
     if not settings.rate_limits_enabled:
         return None
-    limit = limit_for(settings, scope)
-    window = max(1, int(settings.rate_limit_window_seconds))
-    current = time.time() if now is None else now
-    window_start = int(current // window) * window
-
     try:
         with write_tx(db):
-            upsert = _UPSERT_PG if is_postgres(db) else _UPSERT
             if scope == "games":
                 create_player_row(db, player_id, settings=settings)  # deleted id: PlayerDeleted
-            params = {"player_id": player_id, "scope": scope, "window_start": window_start}
-            row = db.connection().execute(upsert, params).one_or_none()
+            return count(db, player_id, scope, settings=settings, now=at.get("now"), relaxed=True)
     except IntegrityError:
         # PostgreSQL: the player was deleted while this counted ("Delete everything" in
         # another tab): nothing to count; the action itself then finds no player.
         return None
-    if row is None:
-        return None
-    count, started = int(row[0]), int(row[1])
-    if count > limit:
-        retry_after = max(1, math.ceil(started + window - current))
-        raise RateLimited(scope, limit, window, retry_after)
-    return count
 
 
-__all__ = ["SCOPES", "RateLimited", "Scope", "consume", "limit_for"]
+@contextmanager
+def counted_tx(db: Session, player_id: str, scope: Scope) -> Iterator[bool]:
+    """One write transaction for one player action, which it counts first (module notes).
+
+    Yields whether the player has a row: for ``games`` it is created if missing (a deleted
+    id raises ``PlayerDeleted``); on PostgreSQL the row is locked (``FOR UPDATE``), which
+    serialises the player's writes (SQLite's ``BEGIN IMMEDIATE`` serialises all writers, and
+    yields True: the block's own lookups find no game of an unknown player).
+    Committed at the end of the block; a ``ServiceError`` from the block commits the count
+    alone (the block raises those before it writes); anything else rolls back.
+    """
+    begin_write(db)
+    try:
+        if scope == "games":
+            known = create_player_row(db, player_id)
+        else:
+            known = not is_postgres(db) or bool(Cursor(db).rows(_LOCK_PLAYER, {"id": player_id}))
+        if known:
+            count(db, player_id, scope)
+        yield known
+    except ServiceError:
+        db.commit()  # the count alone: a refused or invalid attempt counts
+        raise
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
+
+
+__all__ = [
+    "SCOPES",
+    "RateLimited",
+    "Scope",
+    "consume",
+    "count",
+    "counted_tx",
+    "limit_for",
+    "rate_limits_on",
+]

@@ -33,6 +33,9 @@ class GameState:
     # The legal, useful moves now (the engine's hints: public, they name no hidden card), for
     # the page's one-tap moves. Empty for a won game.
     moves: tuple[Move, ...] = ()
+    # The view just before the action that returned this state, when the caller asked for it
+    # (the play page sends only what changed); None otherwise.
+    previous: PublicView | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from app.web.api_models import (
     VariantOut,
     VariantsOut,
     VersionIn,
-    game_out,
+    game_json,
     hint_out,
     stats_out,
 )
@@ -73,9 +73,7 @@ def get_session(player_id: PlayerId, csrf_token: CsrfToken) -> SessionOut:
     responses=error_responses(403, 422),
     summary="Start a new game",
 )
-def create_game(
-    db: SessionDep, player_id: PlayerId, response: Response, body: NewGameBody = None
-) -> GameOut:
+def create_game(db: SessionDep, player_id: PlayerId, body: NewGameBody = None) -> Response:
     body = body or NewGameIn.model_validate({})
     state = services.create_game(
         db,
@@ -86,15 +84,14 @@ def create_game(
         winnable=body.winnable,
         difficulty=body.difficulty,
     )
-    response.headers["Location"] = f"/api/games/{state.id}"
-    return game_out(state)
+    return game_json(state, 201, location=True)
 
 
 @router.get(
     "/games/{id}", response_model=GameOut, responses=error_responses(404, 422), summary="A game"
 )
-def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
-    return game_out(services.get_game(db, player_id, game_id))
+def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> Response:
+    return game_json(services.get_game(db, player_id, game_id))
 
 
 @router.post(
@@ -103,7 +100,7 @@ def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> GameOut:
     responses=error_responses(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column, or a reserve or cell card",
 )
-def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> GameOut:
+def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> Response:
     action = (
         "move",
         body.from_column,
@@ -112,7 +109,7 @@ def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId
         body.from_pile,
         body.to_pile,
     )
-    return game_out(services.act(db, player_id, game_id, action, body.version))
+    return game_json(services.act(db, player_id, game_id, action, body.version))
 
 
 STEP: dict[str, Any] = {"response_model": GameOut, "responses": error_responses(403, 404, 409, 422)}
@@ -132,11 +129,11 @@ def post_step(
     db: SessionDep,
     player_id: PlayerId,
     body: OptionalVersion = None,
-) -> GameOut:
+) -> Response:
     # The deal, undo or redo: the last part of the path names it.
     kind = request.url.path.rsplit("/", 1)[-1]
     version = body.version if body else None
-    return game_out(services.act(db, player_id, game_id, (kind,), version))
+    return game_json(services.act(db, player_id, game_id, (kind,), version))
 
 
 DELETE: dict[str, Any] = {
@@ -168,12 +165,8 @@ def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     responses=error_responses(403, 404, 422),
     summary="A new game with the same deal",
 )
-def post_restart(
-    game_id: GameId, db: SessionDep, player_id: PlayerId, response: Response
-) -> GameOut:
-    state = services.restart(db, player_id, game_id)
-    response.headers["Location"] = f"/api/games/{state.id}"
-    return game_out(state)
+def post_restart(game_id: GameId, db: SessionDep, player_id: PlayerId) -> Response:
+    return game_json(services.restart(db, player_id, game_id), 201, location=True)
 
 
 @router.get("/stats", response_model=StatsOut, summary="Statistics of every variant")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import Body
+from fastapi import Body, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from app.engine import (
@@ -217,6 +217,18 @@ class VariantStatsOut(BaseModel):
 
 class StatsOut(BaseModel):
     variants: dict[str, VariantStatsOut]
+
+
+def game_json(state: GameState, status_code: int = 200, location: bool = False) -> Response:
+    """``game_out(state)`` as the JSON response itself: the route's ``response_model``
+    documents it, and FastAPI does not validate the model it was handed once more (about
+    0.1 ms a request, issue 12). ``location``: a new game's ``Location`` header."""
+    response = Response(
+        game_out(state).model_dump_json(), status_code=status_code, media_type="application/json"
+    )
+    if location:
+        response.headers["Location"] = f"/api/games/{state.id}"
+    return response
 
 
 def game_out(state: GameState) -> GameOut:

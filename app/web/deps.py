@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from functools import lru_cache
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
@@ -45,7 +46,12 @@ _SIGNER_SALT = "scorpion.player"
 
 
 def _signer(settings: Settings) -> Signer:
-    return Signer(settings.secret_key, salt=_SIGNER_SALT)
+    return _signer_for(settings.secret_key)
+
+
+@lru_cache(maxsize=4)
+def _signer_for(secret_key: str) -> Signer:  # made once, not on every request
+    return Signer(secret_key, salt=_SIGNER_SALT)
 
 
 def sign_player_id(player_id: str, settings: Settings | None = None) -> str:
@@ -74,9 +80,14 @@ def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
 def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
     """Whether ``token`` is ``player_id``'s CSRF token. Anything else, a token with non-ASCII
     characters included (``hmac.compare_digest`` refuses to compare those), is simply wrong."""
+    return token_matches(csrf_token_for(player_id, settings), token)
+
+
+def token_matches(expected: str, token: str | None) -> bool:
+    """Whether ``token`` is ``expected``, in constant time; a non-ASCII token is simply wrong."""
     if not token or not token.isascii():
         return False
-    return hmac.compare_digest(csrf_token_for(player_id, settings), token)
+    return hmac.compare_digest(expected, token)
 
 
 def _cookie_header(conn: HTTPConnection, settings: Settings, value: str, max_age: int) -> str:
@@ -174,7 +185,7 @@ class IdentityMiddleware(HttpMiddleware):
         token = headers.get(CSRF_HEADER)
         if token is None:
             token, receive = await _form_token(scope, receive, headers)
-        if not csrf_token_valid(player_id, token, settings):
+        if not token_matches(scope["state"]["csrf_token"], token):  # made once, by __call__
             return (
                 "This request could not be verified: its security token (CSRF token) is "
                 "missing or wrong. Reload the page and try again.",
@@ -240,7 +251,9 @@ async def _form_token(
 # -- dependencies for routes -------------------------------------------------------------------
 
 
-def get_player_id(request: Request) -> str:
+# The dependencies are ``async``: they do no I/O, and a plain ``def`` would cost a hop to the
+# thread pool each (FastAPI runs sync dependencies there).
+async def get_player_id(request: Request) -> str:
     """The requesting player's id (set by ``IdentityMiddleware``)."""
     player_id = request.scope.get("state", {}).get("player_id")
     if not isinstance(player_id, str):
@@ -248,7 +261,7 @@ def get_player_id(request: Request) -> str:
     return player_id
 
 
-def get_csrf_token(request: Request) -> str:
+async def get_csrf_token(request: Request) -> str:
     """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
     token = request.scope.get("state", {}).get("csrf_token")
     if not isinstance(token, str):

@@ -12,7 +12,8 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -26,7 +27,6 @@ from app.engine import (
     MAX_DEAL_NUMBER,
     MIN_DEAL_NUMBER,
     Move,
-    PublicView,
     pile_move,
 )
 from app.services import GameState, NotFound, ServiceError, VersionConflict
@@ -158,13 +158,12 @@ def play(
 ) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
-        state = services.get_game(db, player, game_id)
-        hint_moves: list[Move] | None = None
-        if hint and state.status == "playing":  # a plain hint: a read, nothing is written
-            hint_moves = services.hints(db, player, game_id, count=False).moves
+        state = services.get_game(db, player, game_id)  # one read
     except NotFound:
         return not_found(request, csrf_token)
     playing = state.status == "playing"
+    # A plain hint: the state's legal, useful moves (a read, nothing is written).
+    hint_moves = list(state.moves) if hint and playing else None
     sel = parse_selection(select, state.view) if playing else None
     sel_pile = parse_pile_selection(select, state.view) if playing else None
     ctx = board_context(request, csrf_token, state, sel=sel, hints=hint_moves, sel_pile=sel_pile)
@@ -182,30 +181,38 @@ def _after_action(
     csrf_token: str,
     game_id: str,
     action: str,
-    run: Any,
+    run: Callable[[], GameState],
     move: Move | None = None,
 ) -> Response:
-    """Run a game action and answer it: the changed blocks for htmx, a 303 otherwise."""
-    before: PublicView | None = None
+    """Run a game action (``run()``: ``act`` ``with_change``, one transaction) and answer it:
+    the changed blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
+    (``exc.current``), so no path reads the game again (but a form too broken to reach the
+    service, without htmx)."""
+    htmx = is_htmx(request)
     try:
-        before = services.get_game(db, player, game_id).view
         state = run()
     except NotFound:
         return not_found(request, csrf_token)
     except VersionConflict as exc:
-        current = services.get_game(db, player, game_id)
-        return conflict_page(request, csrf_token, current, exc.message, htmx=is_htmx(request))
+        current = exc.current or services.get_game(db, player, game_id)
+        return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
     except ServiceError as exc:
-        if is_htmx(request):
+        if htmx:
             return refusal_message(request, csrf_token, exc.message)
-        current = services.get_game(db, player, game_id)
+        current = exc.current or services.get_game(db, player, game_id)
         ctx = board_context(request, csrf_token, current, error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
-    if not is_htmx(request):
+    if not htmx or state.previous is None:
         return see_other(f"/games/{state.id}")
+    before = state.previous
     notice = describe_change(before, state.view, action, move)
     ctx = board_context(request, csrf_token, state, notice=notice)
-    # Only what changed: the status and tools, the message, the piles and the columns that differ.
+    # Only what changed: the status, the message, the tools that changed (the page's script
+    # copies the new version into their forms), the piles and the columns that differ.
+    after = state.view
+    tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
+    changed_tools = {name for name, old, new in tools if old != new}
+    ctx["tools"] = "all" if before.status != after.status else changed_tools
     ctx["piles_changed"] = (before.reserves, before.cells) != (
         state.view.reserves,
         state.view.cells,
@@ -258,12 +265,11 @@ def move(
         csrf_token,
         game_id,
         "move",
-        lambda: services.move(db, player, game_id, a, i, b, expected, fp, tp),
+        lambda: services.act(
+            db, player, game_id, ("move", a, i, b, fp, tp), expected, with_change=True
+        ),
         pile_move(fp, a, i, tp, b),
     )
-
-
-STEPS = {"deal": services.deal, "undo": services.undo, "redo": services.redo}
 
 
 @router.post("/games/{game_id}/deal", response_class=HTMLResponse)
@@ -275,10 +281,12 @@ def step_action(
     """The deal, undo or redo (the last part of the path names it)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     kind = request.url.path.rsplit("/", 1)[-1]
-    step, expected = STEPS[kind], int_or_none(version)
-    return _after_action(
-        request, db, player, csrf_token, game_id, kind, lambda: step(db, player, game_id, expected)
-    )
+    expected = int_or_none(version)
+
+    def step() -> GameState:
+        return services.act(db, player, game_id, (kind,), expected, with_change=True)
+
+    return _after_action(request, db, player, csrf_token, game_id, kind, step)
 
 
 @router.post("/games/{game_id}/restart", response_class=HTMLResponse)

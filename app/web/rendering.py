@@ -73,6 +73,39 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
+def _card_pictures() -> tuple[dict[str, Markup], Markup]:
+    """Every card face (by code) and the back, rendered once from partials/cards.html: the
+    board's columns look them up instead of calling a macro 52 times a page."""
+    cards = templates.env.get_template("partials/cards.html").module
+    faces = {r + s: Markup(cards.face(r + s)) for r in "A23456789TJQK" for s in "SHDC"}  # type: ignore[attr-defined]
+    return faces, Markup(cards.back())  # type: ignore[attr-defined]
+
+
+templates.env.globals["card_faces"], templates.env.globals["card_back"] = _card_pictures()
+
+
+_COLUMNS: dict[tuple[Any, ...], Markup] = {}
+_COLUMNS_KEPT = 2048  # ~3 KB each; emptied when full
+
+
+def column_html(col: Any, b: Any) -> Markup:
+    """One tableau column (partials/column.html), rendered once per distinct column: a move
+    changes one to three of a board's columns, so the play page after it finds the others
+    here. The key is everything the macro reads."""
+    key: tuple[Any, ...] = (b.id, b.empty_any, b.sel, bool(b.sel_pile), col.index)
+    key += (tuple(col.cards), col.label, col.offsets, col.hint_dst)
+    html = _COLUMNS.get(key)
+    if html is None:
+        if len(_COLUMNS) >= _COLUMNS_KEPT:
+            _COLUMNS.clear()
+        macro = templates.env.get_template("partials/column.html").module.column  # type: ignore[attr-defined]
+        html = _COLUMNS[key] = Markup(macro(col, b))
+    return html
+
+
+templates.env.globals["column_html"] = column_html
+
+
 # -- requests and responses ------------------------------------------------------------------
 
 
@@ -86,9 +119,9 @@ class PageRequest:
     csrf_token: str
 
 
-def _page_request(
+async def _page_request(
     request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfToken
-) -> PageRequest:
+) -> PageRequest:  # async: no thread-pool hop for a dependency that does no I/O
     return PageRequest(request, db, player, csrf_token)
 
 

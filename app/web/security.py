@@ -28,7 +28,6 @@ import ipaddress
 from collections.abc import Iterable
 from functools import lru_cache
 
-from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -68,15 +67,16 @@ class SecurityHeadersMiddleware(HttpMiddleware):
 
     def __init__(self, app: ASGIApp, headers: Iterable[tuple[str, str]] = SECURITY_HEADERS) -> None:
         super().__init__(app)
-        self.headers = tuple((name.lower(), value) for name, value in headers)
+        # Encoded once: every response only appends the raw pairs it lacks.
+        self.headers = tuple((name.lower().encode(), value.encode()) for name, value in headers)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in self.headers:
-                    if name not in headers:
-                        headers[name] = value
+                raw = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in raw}
+                raw.extend(pair for pair in self.headers if pair[0] not in present)
+                message["headers"] = raw
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -684,6 +684,13 @@
 
   document.addEventListener("htmx:sse:after:message", raceUpdated);
 
+  // An answer re-sends the toolbar only when what it offers changed: every form of the game
+  // takes the current version from the board's fields (always sent).
+  function syncVersions() {
+    const v = $("#board-fields input[name=version]");
+    if (v) $$("#game form input[name=version]").forEach((i) => { i.value = v.value; });
+  }
+
   document.addEventListener("htmx:after:swap", (ev) => {
     // A live race update (server-sent events, outside the game) must not drop a picked card.
     if (ev.target && ev.target.closest && ev.target.closest("#race")) return;
@@ -693,6 +700,7 @@
     // All the parts of one answer are in: fit, then move (before the next paint).
     queueMicrotask(() => {
       pending = false;
+      syncVersions();
       clearSel();
       const b = board();
       if (b) { const t = b.querySelector("input[data-to]"); if (t) t.remove(); }

@@ -29,15 +29,16 @@ def test_sqlite_write_transactions_begin_immediate(tmp_path: Any) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'y.db'}")
     seen: list[str] = []
 
-    @event.listens_for(engine, "before_cursor_execute")
-    def _record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        seen.append(statement)
+    # What reaches SQLite itself (the BEGIN runs on the driver's connection, app/db/fast.py).
+    @event.listens_for(engine, "connect")
+    def _record(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.set_trace_callback(seen.append)
 
     try:
         with Session(engine) as db:
             db.execute(text("SELECT 1"))
             db.rollback()
-            assert seen[-2:] == ["BEGIN", "SELECT 1"]
+            assert seen[-3:] == ["BEGIN", "SELECT 1", "ROLLBACK"]
             begin_write(db)
             assert seen[-1] == "BEGIN IMMEDIATE"
             db.execute(text("CREATE TABLE t (x INTEGER)"))

@@ -315,10 +315,10 @@ def test_a_forged_result_is_not_ranked(app: FastAPI, engine: Engine) -> None:
     with engine.begin() as conn:
         conn.execute(
             text(
-                "INSERT INTO game_actions (game_id, seq, kind, from_column, from_index, "
-                "to_column, created_at) VALUES (:g, 4, 'move', 6, 0, 0, :t)"
+                "INSERT INTO game_actions (game_id, player_id, seq, kind, from_column, "
+                "from_index, to_column, created_at) VALUES (:g, :p, 4, 'move', 6, 0, 0, :t)"
             ),
-            {"g": gid, "t": now},
+            {"g": gid, "p": b.id, "t": now},
         )
         conn.execute(
             text(

@@ -99,7 +99,8 @@ def migrate(database_url: str, *, timeout: float = 120) -> None:
 
 
 class LiveServer:
-    """``uvicorn app.main:app`` with ``workers`` processes on a free loopback port."""
+    """``uvicorn app.main:app`` (or ``app``, an ASGI app that answers ``GET /api/session``)
+    with ``workers`` processes on a free loopback port."""
 
     def __init__(
         self,
@@ -109,8 +110,10 @@ class LiveServer:
         env: Mapping[str, str] | None = None,
         port: int | None = None,
         log_path: Path | None = None,
+        app: str = "app.main:app",
     ) -> None:
         self.database_url = database_url
+        self.app = app
         self.workers = workers
         self.extra_env = dict(env or {})
         self.port = port or free_port()
@@ -129,7 +132,7 @@ class LiveServer:
             sys.executable,
             "-m",
             "uvicorn",
-            "app.main:app",
+            self.app,
             "--host",
             "127.0.0.1",
             "--port",
