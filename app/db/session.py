@@ -4,18 +4,21 @@ SQLite (the embedded default): ``foreign_keys=ON``, WAL, ``busy_timeout``, and w
 transactions opened with ``BEGIN IMMEDIATE`` (SQLAlchemy's documented recipe for pysqlite:
 the driver's own transaction handling is switched off and the ``begin`` event emits BEGIN), so
 two writers never both read a game and then race to update it. PostgreSQL (psycopg 3): write
-services lock the player and game rows with ``SELECT ... FOR UPDATE``.
+services lock the player and game rows with ``SELECT ... FOR UPDATE``; a pooled connection the
+server has closed is replaced at checkout without a round trip (``server_hung_up``).
 
 A service that writes calls ``begin_write(db)`` before its first statement.
 """
 
 from __future__ import annotations
 
+import select
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Depends
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import get_settings
@@ -34,8 +37,45 @@ def make_engine(url: str, *, busy_timeout_ms: int = 10_000, **kwargs: Any) -> En
         )
         _configure_sqlite(engine, busy_timeout_ms)
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(url, **kwargs)
+    engine = create_engine(url, **kwargs)
+    if not kwargs.get("pool_pre_ping"):
+        event.listen(engine, "checkout", _drop_hung_up_connection)
+    return engine
+
+
+def server_hung_up(dbapi_connection: Any) -> bool:
+    """Whether PostgreSQL has closed this idle pooled connection, checked without a round trip.
+
+    An idle connection has nothing to read: when its socket is readable, the server has sent a
+    termination notice or closed it (a restart, ``pg_terminate_backend``, an idle timeout).
+    This replaces SQLAlchemy's ``pool_pre_ping``, whose ``SELECT 1`` in autocommit is a
+    committed transaction of its own on every checkout: PostgreSQL would count two
+    transactions per player action (``pg_stat_database.xact_commit``) instead of one. A rare
+    harmless message (a parameter change) also makes the socket readable: the pool then opens a
+    new connection, nothing worse. A server that vanished silently (no FIN) is found by the
+    first statement instead: that request gets the 503 of a database fault and SQLAlchemy
+    invalidates the pool, so the next one reconnects.
+    """
+    if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
+        return True
+    pgconn = getattr(dbapi_connection, "pgconn", None)
+    if pgconn is None:  # not psycopg 3: nothing to look at
+        return False
+    try:
+        fd = pgconn.socket
+    except Exception:  # psycopg.OperationalError: the connection is already bad
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
+
+
+def _drop_hung_up_connection(
+    dbapi_connection: Any, connection_record: Any, connection_proxy: Any
+) -> None:
+    if server_hung_up(dbapi_connection):
+        # The pool closes this connection and checks out (or opens) another one.
+        raise DisconnectionError("the database server closed this pooled connection")
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

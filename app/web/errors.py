@@ -13,7 +13,8 @@ the API, the site's error page (``app.web.rendering.render_error``) for a browse
 - The database cannot be reached or is busy past its timeout (``OperationalError``,
   ``InterfaceError``, the pool's ``TimeoutError``, any ``DBAPIError`` that invalidated its
   connection): 503 with ``Retry-After``. Nothing is half-done: every service runs in one
-  transaction, which the database rolls back; ``pool_pre_ping`` replaces dead connections, so
+  transaction, which the database rolls back; the pool replaces dead connections
+  (``app.db.session.server_hung_up``, and SQLAlchemy invalidates the pool on a disconnect), so
   service comes back by itself as soon as the database does. Any other database error is a
   defect: a logged 500.
 - Anything unexpected: logged, and a plain 500 sentence (a 5xx is a defect: the safety net).
