@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ..deals import deal_from_number, parse_deal
-from ..variants import VARIANTS
+from ..variants import ALL_VARIANTS
 from .api import solve_deal
 from .catalogs import (
     catalog_path,
@@ -47,7 +47,11 @@ from .runner import solve_numbers
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    deal = parse_deal(args.deal) if args.deal else deal_from_number(args.number)
+    deal = (
+        parse_deal(args.deal, args.variant)
+        if args.deal
+        else deal_from_number(args.number, args.variant)
+    )
     a = solve_deal(args.variant, deal, args.budget)
     print(f"{a.verdict} in {a.seconds:.3f} s, {a.nodes} nodes")
     if a.line is not None:
@@ -193,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser, budget: float) -> None:
-        sp.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+        sp.add_argument("--variant", choices=sorted(ALL_VARIANTS), default="scorpion")
         sp.add_argument("--budget", type=float, default=budget, help="seconds per deal")
 
     s = sub.add_parser("solve", help="solve one deal")
@@ -204,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     s.set_defaults(func=_cmd_solve)
 
     gr = sub.add_parser("grade", help="grade the catalogued deals easy, medium or hard")
-    gr.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+    gr.add_argument("--variant", choices=sorted(ALL_VARIANTS), default="scorpion")
     gr.add_argument("--runs", type=int, default=RUNS, help="seeded games per player and deal")
     gr.add_argument("--out", type=str, default=None, help="catalog file (default: shipped)")
     gr.add_argument(

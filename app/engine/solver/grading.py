@@ -31,7 +31,7 @@ from ..cards import KING
 from ..deals import Deal, deal_from_number
 from ..game import Action, Game, Move
 from ..variants import Variant, get_variant
-from .search import Position, solve
+from .api import solve_game
 
 GRADING_METHOD = "rank-mean-v1"
 RUNS = 32  # seeded games per player and deal in the measure
@@ -220,7 +220,7 @@ def opening_share(variant: str, deal: Deal, max_nodes: int = OPENING_NODES) -> f
             g.deal()
         else:
             g.move(*m)
-        r = solve(Position.from_game(g), max_seconds=None, max_nodes=max_nodes)
+        r = solve_game(g, max_seconds=None, max_nodes=max_nodes)
         outcomes.append({"win": 1.0, "unknown": 0.5}.get(r.verdict, 0.0))
         g.undo()
     return sum(outcomes) / len(outcomes) if outcomes else 0.0
@@ -238,7 +238,7 @@ class Measures:
 
 def measure(variant: str, number: int, runs: int = RUNS) -> Measures:
     """The three measures of deal ``number`` (seeds ``0 .. runs - 1``)."""
-    deal = deal_from_number(number)
+    deal = deal_from_number(number, variant)
     seeds = range(runs)
     return Measures(
         greedy=win_rate(variant, deal, "greedy", seeds),
@@ -249,7 +249,7 @@ def measure(variant: str, number: int, runs: int = RUNS) -> Measures:
 
 def held_out(variant: str, number: int, runs: int = RUNS) -> dict[str, float]:
     """Win rates of every scripted player on seeds never used by the measure."""
-    deal = deal_from_number(number)
+    deal = deal_from_number(number, variant)
     seeds = range(HELD_OUT_SEED, HELD_OUT_SEED + runs)
     return {p: win_rate(variant, deal, p, seeds) for p in PLAYERS}
 
