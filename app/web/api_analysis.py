@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 from app.db.session import SessionDep
 from app.services import analysis
 from app.web.api import GameId, error_responses
-from app.web.api_models import ErrorOut, HintMoveOut, StrictBody
+from app.web.api_models import ErrorOut, HintMoveOut, PileHintOut, StrictBody, hint_out
 from app.web.deps import PlayerId
 
 
@@ -45,7 +45,7 @@ class AnalysisOut(BaseModel):
         "variant yet (then the game is not marked assisted)."
     )
     seconds: float = Field(description="How long the answer took, in seconds.")
-    hint: HintMoveOut | DealHintOut | None = Field(
+    hint: HintMoveOut | PileHintOut | DealHintOut | None = Field(
         description="Only when asked for and the verdict is win: a move (or the deal) that keeps "
         "the game winnable. Otherwise null. The rest of the line is never revealed."
     )
@@ -84,14 +84,11 @@ async def post_analysis(
     result = await analysis.analyse_game(
         db, player_id, game_id, hint=body.hint, expected_version=body.version
     )
-    hint: HintMoveOut | DealHintOut | None = None
+    hint: HintMoveOut | PileHintOut | DealHintOut | None = None
     if result.hint == "deal":
         hint = DealHintOut(deal=True)
     elif result.hint is not None:
-        m = result.hint
-        hint = HintMoveOut(
-            from_column=m.from_column, from_index=m.from_index, to_column=m.to_column
-        )
+        hint = hint_out(result.hint)
     return AnalysisOut(
         verdict=result.verdict, seconds=result.seconds, hint=hint, version=result.version
     )
