@@ -402,17 +402,30 @@ def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine)
     assert g["deal_number"] in winnable_deals("scorpion")
 
 
-def test_analysis_of_a_variant_the_solver_does_not_cover_is_unknown_and_unassisted(
+def test_analysis_of_a_family_variant_answers_with_a_move_of_its_piles(
     app: FastAPI, engine: Engine
 ) -> None:
+    from app.engine import Game, deal_from_number
+    from app.engine.solver import analyse
+
     p = Player(app)
-    g = p.new_game(variant="double-scorpion", deal_number=2)
+    # Scorpion Head deal 2: won in a few dozen solver steps, through its free cells
+    g = p.new_game(variant="scorpion-head", deal_number=2)
     r = p.post(f"/api/games/{g['id']}/analysis", {"hint": True})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["verdict"] == "unknown" and body["hint"] is None
-    assert body["version"] == g["version"]
-    assert count_rows(engine, "games", "id = :g AND assisted = :t", g=g["id"], t=True) == 0
+    assert body["verdict"] == "win" and body["hint"] is not None
+    hint = body["hint"]
+    game = Game.new("scorpion-head", deal_from_number(2, "scorpion-head"))
+    game.move(
+        hint["from_column"],
+        hint["from_index"],
+        hint["to_column"],
+        hint.get("from_pile", "column"),
+        hint.get("to_pile", "column"),
+    )
+    assert analyse(game, budget_seconds=5.0).verdict == "win"  # the hint keeps it winnable
+    assert count_rows(engine, "games", "id = :g AND assisted = :t", g=g["id"], t=True) == 1
 
 
 # -- 2- and 3-deck deals stored whole ------------------------------------------------------------
