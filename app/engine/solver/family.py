@@ -81,6 +81,11 @@ def _parents(alternate: bool) -> tuple[tuple[int, ...], ...]:
 
 
 _PARENTS = {False: _parents(False), True: _parents(True)}
+# For each logical card, the cards that may land on it (the inverse of ``_PARENTS``).
+_CHILDREN = {
+    alt: tuple(tuple(c for c in range(52) if top in parents[c]) for top in range(52))
+    for alt, parents in _PARENTS.items()
+}
 
 
 def fits_on(variant: Variant, card: int, top: int) -> bool:
@@ -111,6 +116,7 @@ class _Family:
         self.any_empty = v.empty_accepts_any
         self.runs_needed = v.runs_needed
         self.parents = _PARENTS[v.alternate]
+        self.children = _CHILDREN[v.alternate]
         self.cols: list[list[int]] = [[c % 52 for c in col] for col in game.cols]
         self.hidden: list[int] = list(game.hidden)
         self.stock: list[int] = [c % 52 for c in game.stock]
@@ -258,12 +264,22 @@ class _Family:
                 targets = empties[:1]
         scored: list[tuple[int, tuple[int, int, int, int]]] = []
         any_empty = self.any_empty
+        # the cards that fit on some exposed card, and the columns they may go to
+        wanted: dict[int, list[int]] = {}
+        children = self.children
+        for top, ts in tops.items():
+            for child in children[top]:
+                wanted.setdefault(child, []).extend(ts)
         for a in range(ncols):
             col = cols[a]
             h = hidden[a]
             n = len(col)
             for i in range(h, n):
                 card = col[i]
+                dests = wanted.get(card)
+                to_empty = targets and (any_empty or card % 13 == KING)
+                if dests is None and not to_empty:
+                    continue
                 # priorities: a reveal first; breaking a sequence last
                 prio = 0
                 if i == h and h:
@@ -272,11 +288,11 @@ class _Family:
                     prio -= 50
                 if i == 0:
                     prio += 30  # empties a column
-                for p in parents[card]:
-                    for b in tops.get(p, ()):
+                if dests is not None:
+                    for b in dests:
                         if b != a:
                             scored.append((prio + 10 - (n - i), (_COL, a, i, b)))
-                if targets and (any_empty or card % 13 == KING):
+                if to_empty:
                     for b in targets:
                         if b == a:
                             continue
