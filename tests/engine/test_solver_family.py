@@ -23,6 +23,7 @@ from app.engine.game import SNAPSHOT_VERSION
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
+from app.engine.solver.family import _Family
 
 VARIANT_IDS = list(ALL_VARIANTS)
 BRUTE_LIMIT = 400_000
@@ -213,3 +214,27 @@ def test_symmetric_moves_are_merged_not_lost() -> None:
         game = small_position("scorpion-head", seed)
         if any(c >= 0 for c in game.cells) and brute_force(game):
             assert solve_game(game, max_seconds=None).verdict == "win"
+
+
+def test_three_blind_mice_loss_proof_never_fires_on_a_winning_line() -> None:
+    """The "must leave first" proof (on in Three Blind Mice) stays silent on every position
+    that a line found by plain exhaustive search (no proof) passes through, and the pruned
+    and plain searches agree wherever both decide."""
+    variant = "three-blind-mice"
+    checked = agreed = 0
+    for number in range(1, 80):
+        deal = deal_from_number(number, variant)
+        plain = solve_deal(variant, deal, None, max_nodes=5_000, prune=False)
+        pruned = solve_deal(variant, deal, None, max_nodes=5_000)
+        if "unknown" not in (plain.verdict, pruned.verdict):
+            assert plain.verdict == pruned.verdict, number
+            agreed += 1
+        if plain.verdict != "win":
+            continue
+        assert plain.line is not None
+        game = Game.new(variant, deal)
+        for action in plain.line[:-1]:
+            game.apply(action)
+            assert _Family(game).dead_reason() == "", (number, action)
+            checked += 1
+    assert checked > 100 and agreed > 10

@@ -64,16 +64,16 @@ def solve_game(
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
 
-    The four plain variants use the fast search of ``search.py`` (``prune`` switches its
-    loss proofs off); every other variant the generic search of ``family.py``, which proves a
-    loss only by exhausting the positions (it has no pruning to switch off).
+    The four plain variants use the fast search of ``search.py``, every other variant the
+    generic search of ``family.py`` (``prune=False`` switches their proofs of loss off: plain
+    exhaustive search).
     """
     check_solvable(game.variant)
     if game.variant.plain:
         return solve(
             Position.from_game(game), max_seconds=max_seconds, max_nodes=max_nodes, prune=prune
         )
-    return solve_family(game, max_seconds=max_seconds, max_nodes=max_nodes)
+    return solve_family(game, max_seconds=max_seconds, max_nodes=max_nodes, prune=prune)
 
 
 def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None) -> Analysis:

@@ -35,9 +35,16 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   as a target; free cells are interchangeable (only the first empty one is tried) and so are
   reserve slots (keys hold them as multisets); a whole column moved into an empty column only
   renames the column, and is tried only while the stock holds cards and one of the two columns
-  is reached by the deal. No "must leave first" proof runs here: that argument rests on "a card
-  lands only on its same-suit successor and never leaves it", which alternate colours, second
-  decks and cells break.
+  is reached by the deal.
+- The "must leave first" proof of ``search.py`` (``dead_reason_of``) also prunes, only where its
+  premises hold: one deck, same-suit building, no free cell, empty columns for Kings only (of
+  the variants here: Three Blind Mice). There a card still lands only on its same-suit
+  successor and leaves its place only by joining it (a King only into an empty column or with
+  its run); a reserve card only ever *arrives* on the tableau, so reserve cards are passed as
+  cards of unknown place, like stock cards: their constraints are dropped, which can only miss a
+  proof, never make a wrong one. Alternate colours (two possible successors), second decks (two
+  copies of the successor) and cells (a card may leave for a cell) break the premises, so the
+  other variants prove a loss only by exhausting the positions.
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 """
 
@@ -49,7 +56,7 @@ import time
 from ..cards import KING, is_red
 from ..game import Action, Game
 from ..variants import Variant
-from .search import SearchResult
+from .search import SearchResult, dead_reason_of
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
 _HIDDEN_MARK = 100
@@ -125,6 +132,14 @@ class _Family:
         self.done = len(game.completed)
         self.colkey: list[bytes] = [self._colkey(c) for c in range(self.ncols)]
         self.seen: set[bytes] = set()
+        # The "must leave first" proof of loss holds where a card lands only on its same-suit
+        # successor and leaves its place only by joining it (or a King into an empty column):
+        # one deck, same suit, no cell, an empty column for Kings only. Reserves only give cards.
+        self.must_leave = (
+            v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
+        )
+        self.dead_checks = 0
+        self.dead_cuts = 0
         self.path: list[Action] = []
         self.nodes = 0
         self.deadline = 0.0
@@ -344,13 +359,20 @@ class _Family:
             card = -1
             if kind in (_RES, _CELL):
                 card = (self.reserve if kind == _RES else self.cells)[a]
+            base = len(self.cols[b]) if kind != _TO_CELL else 0
             saved = self.make(kind, a, i, b)
             if self.done == self.runs_needed:
                 path.append(self._action(kind, a, i, b))
                 return True
             key = self.key()
             if key not in seen:
-                seen.add(key)
+                seen.add(key)  # a position proved lost is remembered as explored, too
+                if self.must_leave and kind != _TO_CELL and self._needs_check(b, base):
+                    self.dead_checks += 1
+                    if self.dead_reason():
+                        self.dead_cuts += 1
+                        self._undo(kind, a, b, card, saved)
+                        continue
                 path.append(self._action(kind, a, i, b))
                 if self.dfs():
                     return True
@@ -371,6 +393,24 @@ class _Family:
             self.undo_deal(rec)
         return False
 
+    def _needs_check(self, b: int, base: int) -> bool:
+        """True when the step that laid cards from index ``base`` on column ``b`` may have
+        made a new "must leave first" constraint: a card laid above its own predecessor, or a
+        King filling the last empty column (skipping a check only misses a proof)."""
+        col = self.cols[b]
+        below = col[:base]
+        for g in col[base:]:
+            if g % 13 and g - 1 in below:
+                return True
+        return base == 0 and all(self.cols)
+
+    def dead_reason(self) -> str:
+        """The "must leave first" proof of ``search.py`` (same-suit, one-deck variants without
+        cells: Three Blind Mice). Reserve cards are passed as cards whose place is unknown (as
+        the stock's are): their constraints are dropped, which can only miss a proof."""
+        reserve = [c for c in self.reserve if c >= 0]
+        return dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+
     def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:
         if kind == _TO_CELL:
             self.cells[b] = -1
@@ -382,28 +422,41 @@ class _Family:
 
 
 def solve_family(
-    game: Game, *, max_seconds: float | None = 10.0, max_nodes: int | None = None
+    game: Game,
+    *,
+    max_seconds: float | None = 10.0,
+    max_nodes: int | None = None,
+    prune: bool = True,
 ) -> SearchResult:
-    """Search ``game``'s position (any variant). A win's line is NOT verified here."""
+    """Search ``game``'s position (any variant). A win's line is NOT verified here.
+
+    ``prune=False`` switches the "must leave first" proof off (plain exhaustive search)."""
     start = time.perf_counter()
     s = _Family(game)
+    s.must_leave = s.must_leave and prune
     s.deadline = start + (max_seconds if max_seconds is not None else 1e12)
     s.max_nodes = max_nodes if max_nodes is not None else 1 << 62
     if s.done == s.runs_needed:
         return SearchResult("win", [], 0, 0.0)
+    if s.must_leave:
+        reason = s.dead_reason()
+        if reason:
+            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
     s.seen.add(s.key())
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 50_000))  # a path holds one frame per step
     try:
         won = s.dfs()
     except (_OutOfBudget, RecursionError):  # a path deeper than the stack: undecided too
-        return SearchResult(
-            "unknown", None, s.nodes, time.perf_counter() - start, stats={"seen": len(s.seen)}
-        )
+        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s))
     finally:
         sys.setrecursionlimit(limit)
     elapsed = time.perf_counter() - start
-    stats = {"seen": len(s.seen)}
+    stats = _stats(s)
     if won:
         return SearchResult("win", list(s.path), s.nodes, elapsed, stats=stats)
     return SearchResult("loss", None, s.nodes, elapsed, "search", stats=stats)
+
+
+def _stats(s: _Family) -> dict[str, int]:
+    return {"seen": len(s.seen), "dead_checks": s.dead_checks, "dead_cuts": s.dead_cuts}
