@@ -50,13 +50,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
 
 from __future__ import annotations
 
-import sys
 import time
 
 from ..cards import KING, is_red
 from ..game import Action, Game
 from ..variants import Variant
-from .search import SearchResult, dead_reason_of
+from .search import SearchResult, _OutOfBudget, dead_reason_of, empty_targets, run_search
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
 _HIDDEN_MARK = 100
@@ -106,10 +105,6 @@ def is_run(variant: Variant, cards: list[int]) -> bool:
         return False
     parents = _PARENTS[variant.alternate]
     return all(cards[k - 1] % 52 in parents[cards[k] % 52] for k in range(1, 13))
-
-
-class _OutOfBudget(Exception):
-    pass
 
 
 class _Family:
@@ -268,15 +263,7 @@ class _Family:
                 empties.append(t)
         stock = bool(self.stock)
         nstock = self.nstock
-        targets: list[int] = []
-        if empties:
-            if stock:
-                targets = [t for t in empties if t < nstock]
-                late = [t for t in empties if t >= nstock]
-                if late:
-                    targets.append(late[0])
-            else:
-                targets = empties[:1]
+        targets = empty_targets(empties, stock, nstock) if empties else []
         scored: list[tuple[int, tuple[int, int, int, int]]] = []
         any_empty = self.any_empty
         # the cards that fit on some exposed card, and the columns they may go to
@@ -431,31 +418,16 @@ def solve_family(
     """Search ``game``'s position (any variant). A win's line is NOT verified here.
 
     ``prune=False`` switches the "must leave first" proof off (plain exhaustive search)."""
-    start = time.perf_counter()
     s = _Family(game)
     s.must_leave = s.must_leave and prune
-    s.deadline = start + (max_seconds if max_seconds is not None else 1e12)
-    s.max_nodes = max_nodes if max_nodes is not None else 1 << 62
-    if s.done == s.runs_needed:
-        return SearchResult("win", [], 0, 0.0)
-    if s.must_leave:
-        reason = s.dead_reason()
-        if reason:
-            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
-    s.seen.add(s.key())
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 50_000))  # a path holds one frame per step
-    try:
-        won = s.dfs()
-    except (_OutOfBudget, RecursionError):  # a path deeper than the stack: undecided too
-        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s))
-    finally:
-        sys.setrecursionlimit(limit)
-    elapsed = time.perf_counter() - start
-    stats = _stats(s)
-    if won:
-        return SearchResult("win", list(s.path), s.nodes, elapsed, stats=stats)
-    return SearchResult("loss", None, s.nodes, elapsed, "search", stats=stats)
+    return run_search(
+        s,
+        max_seconds,
+        max_nodes,
+        won=s.done == s.runs_needed,
+        prove=s.must_leave,
+        stats=lambda: _stats(s),
+    )
 
 
 def _stats(s: _Family) -> dict[str, int]:
