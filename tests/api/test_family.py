@@ -402,6 +402,20 @@ def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine)
     assert g["deal_number"] in winnable_deals("scorpion")
 
 
+def test_a_winnable_deal_of_a_family_variant_with_a_difficulty(
+    app: FastAPI, engine: Engine
+) -> None:
+    from app.engine.solver import winnable_deals
+
+    p = Player(app)
+    for variant in ("scorpion-head", "three-blind-mice"):
+        g = p.new_game(variant=variant, winnable=True, difficulty="hard")
+        assert g["difficulty"] == "hard"
+        assert g["deal_number"] in winnable_deals(variant, "hard")
+        g = p.new_game(variant=variant, winnable=True)
+        assert g["deal_number"] in winnable_deals(variant)
+
+
 def test_analysis_of_a_family_variant_answers_with_a_move_of_its_piles(
     app: FastAPI, engine: Engine
 ) -> None:
