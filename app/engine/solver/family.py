@@ -99,14 +99,6 @@ def fits_on(variant: Variant, card: int, top: int) -> bool:
     return top % 52 in _PARENTS[variant.alternate][card % 52]
 
 
-def is_run(variant: Variant, cards: list[int]) -> bool:
-    """True when ``cards`` (13, deepest first) form a completed run of ``variant``."""
-    if len(cards) != 13 or cards[0] % 13 != KING:
-        return False
-    parents = _PARENTS[variant.alternate]
-    return all(cards[k - 1] % 52 in parents[cards[k] % 52] for k in range(1, 13))
-
-
 class _Family:
     """Mutable search state (internal)."""
 
