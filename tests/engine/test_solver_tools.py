@@ -65,7 +65,10 @@ def test_pile_moves_and_wide_columns_round_trip() -> None:
     text = encode_line(line)
     assert text == "cEa*15+09>3h2-"
     assert decode_line(text) == line
-    for bad in ("*1", ">12", "0/1", "+"):
+    deep = [("move", 0, 62, 1), ("move", 12, 130, 10), ("move", 3, 70, 2, "column", "cell")]
+    assert encode_line(deep) == "0~101c~26a>3~182"  # three decks: an index past 61
+    assert decode_line(encode_line(deep)) == deep
+    for bad in ("*1", ">12", "0/1", "+", "0~1", "0~!!1", "*~123"):
         with pytest.raises(ValueError):
             decode_line(bad)
 
