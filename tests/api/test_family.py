@@ -387,9 +387,7 @@ def test_stats_saved_games_and_deletes_cover_every_variant(app: FastAPI, engine:
 
 def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine) -> None:
     p = Player(app)
-    detail = assert_error(
-        p.post("/api/games", {"variant": "wasp-ii", "winnable": True}), 422
-    )
+    detail = assert_error(p.post("/api/games", {"variant": "wasp-ii", "winnable": True}), 422)
     assert "no list of proved winnable deals for Wasp II" in detail
     detail = assert_error(
         p.post("/api/games", {"variant": "scorpion", "winnable": True, "deal_number": 3}), 422
