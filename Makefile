@@ -47,10 +47,12 @@ bench-load: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_load
 
-# The solver: Solvitaire's 200 anchor deals, then 5,000 of our deal numbers (COUNT=... to change),
-# 10 s per deal, one core; decided shares, median/p90/p99 times, peak memory.
+# The solver: Solvitaire's 200 anchor deals (Scorpion only), then 5,000 of our deal numbers
+# (COUNT=... to change) of VARIANT (default scorpion; any id of the family), BUDGET seconds per
+# deal (default 10), one core; decided shares, median/p90/p99 times, peak memory.
 bench-solver: $(PY)
-	$(PY) scripts/bench_solver.py --count $(or $(COUNT),5000)
+	$(PY) scripts/bench_solver.py --count $(or $(COUNT),5000) --variant $(or $(VARIANT),scorpion) \
+		--budget $(or $(BUDGET),10)
 
 # Live races: 200 event streams held open on loopback (2 workers; PostgreSQL if reachable,
 # else SQLite): memory per stream and delivery latency. SQLITE=1 forces SQLite.

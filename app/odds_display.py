@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from app.engine import VARIANTS
+from app.engine import ALL_VARIANTS
 from app.engine.solver import load_odds
 
 log = logging.getLogger("app.analysis")
@@ -51,7 +51,7 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
             rows.append(
                 {
                     "variant": name,
-                    "title": VARIANTS[name].title if name in VARIANTS else name,
+                    "title": ALL_VARIANTS[name].title if name in ALL_VARIANTS else name,
                     "deals": f"{deals:,}",
                     "range": f"{int(e['first_deal']):,} to {int(e['last_deal']):,}",
                     "win": _pct(e["win_share"]),

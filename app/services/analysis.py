@@ -11,8 +11,8 @@ processes, created on the first question, re-created if one dies). A question:
    the rate limit of actions, the ownership check (another player's game: ``NotFound``), the
    optional ``version`` (``VersionConflict``), a won game (``ActionRefused``: "This game is won
    and finished"). Nothing changes.
-   A variant the solver does not cover yet (``check_solvable``) is answered ``"unknown"``
-   at once, without asking the pool: nothing hidden was read, nothing is marked.
+   The solver covers every variant of the family; a variant it did not cover
+   (``check_solvable``) would be answered ``"unknown"`` at once, without asking the pool.
 2. ``ask_solver`` (async): sends the stored snapshot (the full position, hidden cards included,
    which never leaves the server) to the pool with a deadline ``ANALYSIS_BUDGET_SECONDS`` away
    and awaits the future without blocking the event loop or a thread, for at most the budget
@@ -51,7 +51,7 @@ from starlette.concurrency import run_in_threadpool
 from app import observability, solver_worker
 from app.config import get_settings
 from app.db.models import GameRow
-from app.engine import Action, Move, get_variant
+from app.engine import Action, Move, get_variant, pile_move
 from app.engine.solver import SolverUnsupported, check_solvable
 
 from .common import read_tx, write_tx
@@ -183,6 +183,10 @@ def _as_hint(action: Action | None) -> SolverHint | None:
         return None
     if action[0] == "deal":
         return "deal"
+    if len(action) == 6:  # a move from or to a reserve or a cell (``PileMove``)
+        return pile_move(
+            str(action[4]), int(action[1]), int(action[2]), str(action[5]), int(action[3])
+        )
     return Move(int(action[1]), int(action[2]), int(action[3]))
 
 

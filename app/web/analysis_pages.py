@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.engine import DEFAULT_VARIANT, Move
+from app.engine import DEFAULT_VARIANT, PILES, Move, pile_move
 from app.engine.solver import winnable_deals
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
@@ -102,11 +102,13 @@ def _serializer() -> URLSafeSerializer:
     return URLSafeSerializer(get_settings().secret_key, salt="scorpion.solver-answer")
 
 
-def _hint_code(hint: SolverHint | None) -> list[int] | str | None:
+def _hint_code(hint: SolverHint | None) -> list[int | str] | str | None:
     if hint is None:
         return None
     if hint == "deal":
         return "deal"
+    if hint.from_pile != "column" or hint.to_pile != "column":
+        return [hint.from_column, hint.from_index, hint.to_column, hint.from_pile, hint.to_pile]
     return [hint.from_column, hint.from_index, hint.to_column]
 
 
@@ -115,6 +117,14 @@ def _hint_from_code(value: Any) -> SolverHint | None:
         return "deal"
     if isinstance(value, list) and len(value) == 3 and all(isinstance(x, int) for x in value):
         return Move(value[0], value[1], value[2])
+    if (
+        isinstance(value, list)
+        and len(value) == 5
+        and all(isinstance(x, int) for x in value[:3])
+        and value[3] in PILES
+        and value[4] in PILES
+    ):
+        return pile_move(value[3], value[0], value[1], value[4], value[2])
     return None
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 from app.db.session import SessionDep
 from app.services import analysis
 from app.web.api import GameId, error_responses
-from app.web.api_models import ErrorOut, HintMoveOut, StrictBody
+from app.web.api_models import ErrorOut, HintMoveOut, PileHintOut, StrictBody, hint_out
 from app.web.deps import PlayerId
 
 
@@ -41,12 +41,12 @@ class AnalysisOut(BaseModel):
     verdict: Literal["win", "loss", "unknown"] = Field(
         description="win: some sequence of moves still wins from here (proved by a line replayed "
         "through the engine); loss: no sequence of moves wins from here (proved); unknown: the "
-        "solver could not tell within its time budget, or the solver does not cover the game's "
-        "variant yet (then the game is not marked assisted)."
+        "solver could not tell within its time budget (then the game is not marked assisted)."
     )
     seconds: float = Field(description="How long the answer took, in seconds.")
-    hint: HintMoveOut | DealHintOut | None = Field(
-        description="Only when asked for and the verdict is win: a move (or the deal) that keeps "
+    hint: HintMoveOut | PileHintOut | DealHintOut | None = Field(
+        description="Only when asked for and the verdict is win: a move (a pile move in a variant "
+        "with reserves or cells), or the deal, that keeps "
         "the game winnable. Otherwise null. The rest of the line is never revealed."
     )
     version: int = Field(description="The game version that was analysed.")
@@ -73,9 +73,8 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     "(server side only: the answer never reveals them, nor the winning line). Answers within "
     "the time budget (ANALYSIS_BUDGET_SECONDS, default 3 s) or says unknown. Asking marks the "
     "game as assisted: its win counts in the statistics' assisted_won. Counts as an action "
-    "for the rate limit. For a variant the solver does not cover yet (today every variant "
-    "with reserves, cells, alternate colours, more than seven columns or more than one deck) "
-    "the verdict is unknown at once and the game is not marked assisted.",
+    "for the rate limit. The solver covers every variant; in a variant with reserves or cells the "
+    "hint may name those piles (from_pile, to_pile).",
 )
 async def post_analysis(
     game_id: GameId, db: SessionDep, player_id: PlayerId, body: AnalysisBody = None
@@ -84,14 +83,11 @@ async def post_analysis(
     result = await analysis.analyse_game(
         db, player_id, game_id, hint=body.hint, expected_version=body.version
     )
-    hint: HintMoveOut | DealHintOut | None = None
+    hint: HintMoveOut | PileHintOut | DealHintOut | None = None
     if result.hint == "deal":
         hint = DealHintOut(deal=True)
     elif result.hint is not None:
-        m = result.hint
-        hint = HintMoveOut(
-            from_column=m.from_column, from_index=m.from_index, to_column=m.to_column
-        )
+        hint = hint_out(result.hint)
     return AnalysisOut(
         verdict=result.verdict, seconds=result.seconds, hint=hint, version=result.version
     )

@@ -387,10 +387,8 @@ def test_stats_saved_games_and_deletes_cover_every_variant(app: FastAPI, engine:
 
 def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine) -> None:
     p = Player(app)
-    detail = assert_error(
-        p.post("/api/games", {"variant": "triple-scorpion", "winnable": True}), 422
-    )
-    assert "no list of proved winnable deals for Triple Scorpion" in detail
+    detail = assert_error(p.post("/api/games", {"variant": "wasp-ii", "winnable": True}), 422)
+    assert "no list of proved winnable deals for Wasp II" in detail
     detail = assert_error(
         p.post("/api/games", {"variant": "scorpion", "winnable": True, "deal_number": 3}), 422
     )
@@ -402,17 +400,44 @@ def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine)
     assert g["deal_number"] in winnable_deals("scorpion")
 
 
-def test_analysis_of_a_variant_the_solver_does_not_cover_is_unknown_and_unassisted(
+def test_a_winnable_deal_of_a_family_variant_with_a_difficulty(
     app: FastAPI, engine: Engine
 ) -> None:
+    from app.engine.solver import winnable_deals
+
     p = Player(app)
-    g = p.new_game(variant="double-scorpion", deal_number=2)
+    for variant in ("scorpion-head", "three-blind-mice"):
+        g = p.new_game(variant=variant, winnable=True, difficulty="hard")
+        assert g["difficulty"] == "hard"
+        assert g["deal_number"] in winnable_deals(variant, "hard")
+        g = p.new_game(variant=variant, winnable=True)
+        assert g["deal_number"] in winnable_deals(variant)
+
+
+def test_analysis_of_a_family_variant_answers_with_a_move_of_its_piles(
+    app: FastAPI, engine: Engine
+) -> None:
+    from app.engine import Game, deal_from_number
+    from app.engine.solver import analyse
+
+    p = Player(app)
+    # Scorpion Head deal 2: won in a few dozen solver steps, through its free cells
+    g = p.new_game(variant="scorpion-head", deal_number=2)
     r = p.post(f"/api/games/{g['id']}/analysis", {"hint": True})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["verdict"] == "unknown" and body["hint"] is None
-    assert body["version"] == g["version"]
-    assert count_rows(engine, "games", "id = :g AND assisted = :t", g=g["id"], t=True) == 0
+    assert body["verdict"] == "win" and body["hint"] is not None
+    hint = body["hint"]
+    game = Game.new("scorpion-head", deal_from_number(2, "scorpion-head"))
+    game.move(
+        hint["from_column"],
+        hint["from_index"],
+        hint["to_column"],
+        hint.get("from_pile", "column"),
+        hint.get("to_pile", "column"),
+    )
+    assert analyse(game, budget_seconds=5.0).verdict == "win"  # the hint keeps it winnable
+    assert count_rows(engine, "games", "id = :g AND assisted = :t", g=g["id"], t=True) == 1
 
 
 # -- 2- and 3-deck deals stored whole ------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -577,10 +578,13 @@ def test_a_family_snapshot_missing_its_cells_is_refused() -> None:
         Game.from_snapshot(json.dumps(data))
 
 
-def test_the_solver_refuses_variants_it_does_not_cover_yet() -> None:
+def test_the_solver_covers_every_variant_and_refuses_an_unknown_one() -> None:
     for vid in ("scorpion-head", "double-scorpion", "scorpion-tail"):
-        with pytest.raises(SolverUnsupported, match="does not cover"):
-            solve_deal(vid, deal_from_number(1, vid), 0.1)
+        answer = solve_deal(vid, deal_from_number(1, vid), None, max_nodes=2_000)
+        assert answer.verdict in ("win", "loss", "unknown")
+    stranger = dataclasses.replace(get_variant("scorpion-head"), name="scorpion-body")
+    with pytest.raises(SolverUnsupported, match="does not cover"):
+        solve_deal(stranger, deal_from_number(1, "scorpion-head"), 0.1)
 
 
 def test_a_pile_move_survives_pickling_and_copying() -> None:

@@ -18,7 +18,12 @@ from app.engine.solver import (
     winnable_deals,
     winning_line,
 )
-from app.engine.solver.catalogs import catalog_path, load_catalog_file, merge_ranges
+from app.engine.solver.catalogs import (
+    CATALOG_DIR,
+    catalog_path,
+    load_catalog_file,
+    merge_ranges,
+)
 from app.engine.solver.cli import main
 from app.engine.solver.odds import SolvePass, read_blocks, retry_unknown, run_odds, summarise
 
@@ -46,16 +51,42 @@ def test_wilson_interval_known_values() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp"])
+CATALOGUED = sorted(p.stem for p in CATALOG_DIR.glob("*.json"))
+
+
+def test_pile_moves_and_wide_columns_round_trip() -> None:
+    line = [
+        ("move", 12, 40, 10),
+        ("move", 1, 0, 5, "reserve", "column"),
+        ("move", 0, 0, 9, "cell", "column"),
+        ("move", 3, 17, 2, "column", "cell"),
+        ("deal",),
+    ]
+    text = encode_line(line)
+    assert text == "cEa*15+09>3h2-"
+    assert decode_line(text) == line
+    deep = [("move", 0, 62, 1), ("move", 12, 130, 10), ("move", 3, 70, 2, "column", "cell")]
+    assert encode_line(deep) == "0~101c~26a>3~182"  # three decks: an index past 61
+    assert decode_line(encode_line(deep)) == deep
+    for bad in ("*1", ">12", "0/1", "+", "0~1", "0~!!1", "*~123"):
+        with pytest.raises(ValueError):
+            decode_line(bad)
+
+
+def test_every_variant_with_a_catalog_has_enough_deals() -> None:
+    assert {"scorpion", "scorpion-ii", "wasp", "scorpion-head"} <= set(CATALOGUED)
+
+
+@pytest.mark.parametrize("variant", CATALOGUED)
 def test_shipped_catalog_lines_all_win(variant: str) -> None:
     data = load_catalog_file(catalog_path(variant), variant)
-    assert len(data["deals"]) >= 200
+    assert len(data["deals"]) >= 300
     for number, text in data["deals"].items():
-        game = Game.replay(variant, deal_from_number(int(number)), decode_line(text))
+        game = Game.replay(variant, deal_from_number(int(number), variant), decode_line(text))
         assert game.won, (variant, number)
 
 
-@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp"])
+@pytest.mark.parametrize("variant", CATALOGUED)
 def test_random_winnable_deal_comes_from_the_catalog(variant: str) -> None:
     deals = set(winnable_deals(variant))
     picks = [random_winnable_deal(variant, random.Random(s)) for s in range(20)]
@@ -63,7 +94,7 @@ def test_random_winnable_deal_comes_from_the_catalog(variant: str) -> None:
     assert random_winnable_deal(variant, random.Random(3)) == picks[3]  # reproducible
     line = winning_line(variant, picks[0])
     assert line is not None
-    assert Game.replay(variant, deal_from_number(picks[0]), line).won
+    assert Game.replay(variant, deal_from_number(picks[0], variant), line).won
     assert winning_line(variant, 10**9 + 7) is None
     with pytest.raises(KeyError):
         random_winnable_deal("no-such-variant", random.Random(1))

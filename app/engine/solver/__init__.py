@@ -12,15 +12,17 @@ Public interface:
   catalog and its difficulty grades (docs/difficulty.md, ``grading.py``).
 - ``winning_line(variant, number)``: a catalogued deal's verified line.
 - ``load_odds()``: the published odds (``odds.json``).
-- ``Position``, ``solve``, ``dead_reason``: the search core (tests, tools).
+- ``Position``, ``solve``, ``dead_reason``: the fast search of the four plain variants (tests,
+  tools); ``solve_game(game)``: the search that covers the game's variant (``search.py`` for
+  the plain ones, ``family.py`` for the other seven), unverified.
 - ``check_solvable(variant)``: raises ``SolverUnsupported`` (a ``ValueError``) for a variant
-  the solver does not cover yet (every variant with reserves, cells, alternate colours, more
-  than seven columns or more than one deck); ``analyse`` and ``solve_deal`` raise it too.
+  the solver does not cover: every variant of the family is covered, so only a variant
+  unknown to the engine is refused; ``analyse`` and ``solve_deal`` raise it too.
 
 Offline commands: ``python -m app.engine.solver {solve,build-catalog,odds,grade} --help``.
 """
 
-from .api import Analysis, SolverError, analyse, solve_deal, verify_line
+from .api import Analysis, SolverError, analyse, solve_deal, solve_game, verify_line
 from .catalogs import (
     DIFFICULTIES,
     deal_difficulty,
@@ -59,6 +61,7 @@ __all__ = [
     "random_winnable_deal",
     "solve",
     "solve_deal",
+    "solve_game",
     "verify_line",
     "wilson",
     "winnable_deals",

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
-from .search import Position, SearchResult, Verdict, solve
+from .family import solve_family
+from .search import Position, SearchResult, Verdict, check_solvable, solve
 
 
 class SolverError(RuntimeError):
@@ -54,6 +55,27 @@ def _checked(result: SearchResult, start: Game) -> Analysis:
     return Analysis(result.verdict, result.line, result.nodes, result.seconds)
 
 
+def solve_game(
+    game: Game,
+    *,
+    max_seconds: float | None = 10.0,
+    max_nodes: int | None = None,
+    prune: bool = True,
+) -> SearchResult:
+    """Search ``game``'s position with the search that covers its variant (NOT verified).
+
+    The four plain variants use the fast search of ``search.py``, every other variant the
+    generic search of ``family.py`` (``prune=False`` switches their proofs of loss off: plain
+    exhaustive search).
+    """
+    check_solvable(game.variant)
+    if game.variant.plain:
+        return solve(
+            Position.from_game(game), max_seconds=max_seconds, max_nodes=max_nodes, prune=prune
+        )
+    return solve_family(game, max_seconds=max_seconds, max_nodes=max_nodes, prune=prune)
+
+
 def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None) -> Analysis:
     """Is ``game`` (a game in progress, hidden cards known) still winnable?
 
@@ -64,7 +86,7 @@ def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = 
     """
     if game.won:
         return Analysis("win", [], 0, 0.0)
-    result = solve(Position.from_game(game), max_seconds=budget_seconds, max_nodes=max_nodes)
+    result = solve_game(game, max_seconds=budget_seconds, max_nodes=max_nodes)
     return _checked(result, game)
 
 
@@ -79,7 +101,5 @@ def solve_deal(
     """Solve a deal from its opening layout (a ``"win"`` line is verified through the engine)."""
     v = get_variant(variant) if isinstance(variant, str) else variant
     game = Game.new(v, deal)
-    result = solve(
-        Position.from_game(game), max_seconds=budget_seconds, max_nodes=max_nodes, prune=prune
-    )
+    result = solve_game(game, max_seconds=budget_seconds, max_nodes=max_nodes, prune=prune)
     return _checked(result, game)

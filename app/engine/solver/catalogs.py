@@ -18,8 +18,13 @@ docs/difficulty.md) and ignored by readers that do not know them (the format sta
 
 A deal added to ``deals`` after the last grading has no grade until ``grade`` runs again.
 
-A line is written compactly: a move ``("move", a, i, b)`` is three characters: column ``a``
-(a digit), index ``i`` (one of ``0-9a-zA-Z``) and column ``b``; the deal is ``-``.
+A line is written compactly: a move ``("move", a, i, b)`` is three characters: column ``a``,
+index ``i`` and column ``b``, each one of ``0-9a-zA-Z`` (an index of 62 or more, possible with
+three decks, is ``~`` and two such base-62 digits) (columns 10-12 of the thirteen-column
+game are ``a``-``c``); the deal is ``-``. A move of the family's piles (``PileMove``,
+six-element actions) is a mark then three such characters: ``*kb`` reserve ``k`` onto column
+``b``, ``+kb`` cell ``k`` onto column ``b``, ``>aik`` the card at index ``i`` (the exposed one)
+of column ``a`` into cell ``k``. Lines of the plain variants are unchanged.
 """
 
 from __future__ import annotations
@@ -40,6 +45,17 @@ CATALOG_FORMAT = 1
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+_PILE_MARKS = {("reserve", "column"): "*", ("cell", "column"): "+", ("column", "cell"): ">"}
+_MARK_PILES = {mark: piles for piles, mark in _PILE_MARKS.items()}
+
+
+def _index(i: int) -> str:
+    """An index in a column: one character below 62, else ``~`` and two base-62 digits."""
+    if i < len(_DIGITS):
+        return _DIGITS[i]
+    return f"~{_DIGITS[i // len(_DIGITS)]}{_DIGITS[i % len(_DIGITS)]}"
+
+
 def encode_line(line: Iterable[Action]) -> str:
     """The compact text of a line of actions (see the module docstring)."""
     out: list[str] = []
@@ -48,10 +64,15 @@ def encode_line(line: Iterable[Action]) -> str:
             out.append("-")
         elif action[0] == "move" and len(action) == 4:
             _, a, i, b = action[:4]
-            out.append(f"{a}{_DIGITS[int(i)]}{b}")
+            out.append(f"{_DIGITS[int(a)]}{_index(int(i))}{_DIGITS[int(b)]}")
+        elif action[0] == "move" and len(action) == 6 and (action[4], action[5]) in _PILE_MARKS:
+            _, a, i, b, fp, tp = action
+            mark = _PILE_MARKS[(str(fp), str(tp))]
+            middle = _index(int(i)) if mark == ">" else ""
+            out.append(f"{mark}{_DIGITS[int(a)]}{middle}{_DIGITS[int(b)]}")
         else:
             raise ValueError(
-                f"a solver line holds column moves and the deal, not {action[0]!r} {action[1:]}"
+                f"a solver line holds moves and the deal, not {action[0]!r} {action[1:]}"
             )
     return "".join(out)
 
@@ -65,11 +86,33 @@ def decode_line(text: str) -> list[Action]:
             line.append(("deal",))
             k += 1
             continue
-        chunk = text[k : k + 3]
-        if len(chunk) != 3 or not chunk[0].isdigit() or not chunk[2].isdigit():
-            raise ValueError(f"bad line text at character {k}: {text[k : k + 3]!r}")
-        line.append(("move", int(chunk[0]), _DIGITS.index(chunk[1]), int(chunk[2])))
-        k += 3
+        mark = text[k] if text[k] in _MARK_PILES else ""
+        # a column move: three characters; "*kb" and "+kb": three; ">aik": four (an index of
+        # 62 or more takes three characters, "~" and two digits, instead of one)
+        size = 4 if mark == ">" else 3
+        wide = mark != "*" and mark != "+" and text[k + 1 + bool(mark) : k + 2 + bool(mark)] == "~"
+        if wide:
+            size += 2
+        chunk = text[k + 1 : k + size] if mark else text[k : k + size]
+        if len(chunk) != size - (1 if mark else 0) or any(
+            ch not in _DIGITS for ch in chunk.replace("~", "", 1 if wide else 0)
+        ):
+            raise ValueError(f"bad line text at character {k}: {text[k : k + size]!r}")
+        if wide:
+            t = chunk.index("~")
+            index = _DIGITS.index(chunk[t + 1]) * len(_DIGITS) + _DIGITS.index(chunk[t + 2])
+            chunk = chunk[:t] + "0" + chunk[t + 3 :]
+        nums = [_DIGITS.index(ch) for ch in chunk]
+        if wide:
+            nums[1] = index
+        if not mark:
+            line.append(("move", nums[0], nums[1], nums[2]))
+        elif mark == ">":
+            line.append(("move", nums[0], nums[1], nums[2], "column", "cell"))
+        else:
+            fp, tp = _MARK_PILES[mark]
+            line.append(("move", nums[0], 0, nums[1], fp, tp))
+        k += size
     return line
 
 

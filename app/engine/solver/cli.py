@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ..deals import deal_from_number, parse_deal
-from ..variants import VARIANTS
+from ..variants import ALL_VARIANTS
 from .api import solve_deal
 from .catalogs import (
     catalog_path,
@@ -47,7 +47,11 @@ from .runner import solve_numbers
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    deal = parse_deal(args.deal) if args.deal else deal_from_number(args.number)
+    deal = (
+        parse_deal(args.deal, args.variant)
+        if args.deal
+        else deal_from_number(args.number, args.variant)
+    )
     a = solve_deal(args.variant, deal, args.budget)
     print(f"{a.verdict} in {a.seconds:.3f} s, {a.nodes} nodes")
     if a.line is not None:
@@ -96,13 +100,18 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         return 1
     measures: dict[int, Measures] = {}
     stored = data.get("measures", {})
-    if args.reuse_measures and data.get("grading", {}).get("runs") == args.runs:
+    old = data.get("grading", {})
+    if (
+        args.reuse_measures
+        and old.get("runs") == args.runs
+        and old.get("opening_nodes", OPENING_NODES) == args.opening_nodes
+    ):
         # the measures of an earlier run with the same settings: only the grades are redone
         measures = {int(k): Measures(*v) for k, v in stored.items() if int(k) in set(numbers)}
     todo = [n for n in numbers if n not in measures]
     bar = Progress(len(todo), f"grade {args.variant}")
     for n in todo:
-        measures[n] = measure(args.variant, n, args.runs)
+        measures[n] = measure(args.variant, n, args.runs, args.opening_nodes)
         bar.update(1)
     bar.close()
     grades, cuts = grade_all(measures)
@@ -112,7 +121,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         "method": GRADING_METHOD,
         "measures": ["greedy win rate", "random win rate", "opening share"],
         "runs": args.runs,
-        "opening_nodes": OPENING_NODES,
+        "opening_nodes": args.opening_nodes,
         "score": "mean of the three percentile ranks (higher is easier)",
         "thresholds": [cuts[0], cuts[1]],
         "held_out_seed": HELD_OUT_SEED,
@@ -191,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser, budget: float) -> None:
-        sp.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+        sp.add_argument("--variant", choices=sorted(ALL_VARIANTS), default="scorpion")
         sp.add_argument("--budget", type=float, default=budget, help="seconds per deal")
 
     s = sub.add_parser("solve", help="solve one deal")
@@ -202,8 +211,14 @@ def main(argv: list[str] | None = None) -> int:
     s.set_defaults(func=_cmd_solve)
 
     gr = sub.add_parser("grade", help="grade the catalogued deals easy, medium or hard")
-    gr.add_argument("--variant", choices=sorted(VARIANTS), default="scorpion")
+    gr.add_argument("--variant", choices=sorted(ALL_VARIANTS), default="scorpion")
     gr.add_argument("--runs", type=int, default=RUNS, help="seeded games per player and deal")
+    gr.add_argument(
+        "--opening-nodes",
+        type=int,
+        default=OPENING_NODES,
+        help="solver nodes per opening action in the opening share",
+    )
     gr.add_argument("--out", type=str, default=None, help="catalog file (default: shipped)")
     gr.add_argument(
         "--no-held-out",

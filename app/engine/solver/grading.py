@@ -31,7 +31,8 @@ from ..cards import KING
 from ..deals import Deal, deal_from_number
 from ..game import Action, Game, Move
 from ..variants import Variant, get_variant
-from .search import Position, solve
+from .api import solve_game
+from .family import fits_on
 
 GRADING_METHOD = "rank-mean-v1"
 RUNS = 32  # seeded games per player and deal in the measure
@@ -43,15 +44,23 @@ Policy = Callable[[Game, list[Move], random.Random], Move | None]
 
 
 def _key(g: Game) -> tuple[object, ...]:
-    return (tuple(map(tuple, g.cols)), tuple(g.hidden), len(g.stock))
+    return (
+        tuple(map(tuple, g.cols)),
+        tuple(g.hidden),
+        len(g.stock),
+        tuple(sorted(g.reserve)),
+        tuple(sorted(g.cells)),
+    )
 
 
 def _disorder(g: Game) -> int:
-    """Face-up neighbours out of sequence (a card not lying on its successor of its suit)."""
+    """Face-up neighbours out of sequence (a card not lying on a card it may land on: its
+    successor of its suit, or of the other colour in alternate-colour variants)."""
+    v = g.variant
     n = 0
     for col, h in zip(g.cols, g.hidden, strict=True):
         for k in range(max(h, 1), len(col)):
-            if col[k - 1] != col[k] + 1:
+            if not fits_on(v, col[k], col[k - 1]):
                 n += 1
     return n
 
@@ -75,7 +84,7 @@ class _After:
 def _after(g: Game, m: Move, before: tuple[int, int, int, int, int]) -> _After:
     """Play ``m`` on ``g``, measure, and take it back (a one-step lookahead)."""
     hidden0, runs0, disorder0, empties0, kings0 = before
-    moved = len(g.cols[m.from_column]) - m.from_index
+    moved = len(g.cols[m.from_column]) - m.from_index if m.from_pile == "column" else 1
     g.move(*m)
     a = _After(
         revealed=hidden0 - sum(g.hidden),
@@ -220,7 +229,7 @@ def opening_share(variant: str, deal: Deal, max_nodes: int = OPENING_NODES) -> f
             g.deal()
         else:
             g.move(*m)
-        r = solve(Position.from_game(g), max_seconds=None, max_nodes=max_nodes)
+        r = solve_game(g, max_seconds=None, max_nodes=max_nodes)
         outcomes.append({"win": 1.0, "unknown": 0.5}.get(r.verdict, 0.0))
         g.undo()
     return sum(outcomes) / len(outcomes) if outcomes else 0.0
@@ -236,20 +245,23 @@ class Measures:
         return [round(self.greedy, 4), round(self.random, 4), round(self.opening, 4)]
 
 
-def measure(variant: str, number: int, runs: int = RUNS) -> Measures:
-    """The three measures of deal ``number`` (seeds ``0 .. runs - 1``)."""
-    deal = deal_from_number(number)
+def measure(
+    variant: str, number: int, runs: int = RUNS, opening_nodes: int = OPENING_NODES
+) -> Measures:
+    """The three measures of deal ``number`` (seeds ``0 .. runs - 1``; ``opening_nodes``
+    solver nodes per opening action)."""
+    deal = deal_from_number(number, variant)
     seeds = range(runs)
     return Measures(
         greedy=win_rate(variant, deal, "greedy", seeds),
         random=win_rate(variant, deal, "random", seeds),
-        opening=opening_share(variant, deal),
+        opening=opening_share(variant, deal, opening_nodes),
     )
 
 
 def held_out(variant: str, number: int, runs: int = RUNS) -> dict[str, float]:
     """Win rates of every scripted player on seeds never used by the measure."""
-    deal = deal_from_number(number)
+    deal = deal_from_number(number, variant)
     seeds = range(HELD_OUT_SEED, HELD_OUT_SEED + runs)
     return {p: win_rate(variant, deal, p, seeds) for p in PLAYERS}
 

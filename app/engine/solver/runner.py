@@ -24,7 +24,7 @@ class DealResult:
 
 def solve_number(args: tuple[str, int, float]) -> DealResult:
     variant, number, budget = args
-    a = solve_deal(variant, deal_from_number(number), budget)
+    a = solve_deal(variant, deal_from_number(number, variant), budget)
     line = encode_line(a.line) if a.verdict == "win" and a.line is not None else ""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return DealResult(number, a.verdict, a.seconds * 1000.0, a.nodes, line, rss)

@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from ..cards import KING, Card, run_of
 from ..deals import Deal
 from ..game import SNAPSHOT_VERSION, Action, Game
-from ..variants import Variant, get_variant
+from ..variants import ALL_VARIANTS, Variant, get_variant
 
 Verdict = Literal["win", "loss", "unknown"]
 
@@ -74,6 +75,19 @@ _KEY_BEFORE_DEAL = _table(STOCK_COLUMNS)  # columns 3..6 interchangeable
 _KEY_AFTER_DEAL = _table(0)  # all columns interchangeable
 
 
+def empty_targets(empties: list[int], stock_left: bool, nstock: int) -> list[int]:
+    """The empty columns worth trying as targets: before the deal the columns it reaches
+    (``< nstock``) differ from the others and from each other; the others, and after the deal
+    all columns, are interchangeable, so only the first of them is tried."""
+    if not stock_left:
+        return empties[:1]
+    targets = [t for t in empties if t < nstock]
+    late = [t for t in empties if t >= nstock]
+    if late:
+        targets.append(late[0])
+    return targets
+
+
 class SolverUnsupported(ValueError):
     """The solver does not cover this variant (yet): a clean refusal, not a defect."""
 
@@ -81,11 +95,22 @@ class SolverUnsupported(ValueError):
 def check_solvable(variant: Variant) -> None:
     """Raise ``SolverUnsupported`` unless the solver covers ``variant``.
 
-    The solver covers the seven-column, one-deck, same-suit games without reserves or cells
-    (Scorpion, Scorpion II, Wasp, Wasp II); the rest of the family is not covered yet.
+    Every variant of the family is covered: the four plain ones (Scorpion, Scorpion II, Wasp,
+    Wasp II) by this module's search, the others by ``family.py``. Only a variant unknown to
+    the engine is refused (kept for callers written when the solver covered fewer variants).
     """
+    if variant.name not in ALL_VARIANTS or ALL_VARIANTS[variant.name] != variant:
+        raise SolverUnsupported(f"The solver does not cover {variant.title}.")
+
+
+def check_plain(variant: Variant) -> None:
+    """Raise ``SolverUnsupported`` unless this module's fast search covers ``variant``
+    (seven columns, one deck, same-suit building, no reserve or cell: ``Variant.plain``)."""
     if not variant.plain:
-        raise SolverUnsupported(f"The solver does not cover {variant.title} yet.")
+        raise SolverUnsupported(
+            f"The fast search covers the plain variants only, not {variant.title} "
+            "(app.engine.solver.api.solve_game decides every variant)."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +130,7 @@ class Position:
 
     @classmethod
     def from_game(cls, game: Game) -> Position:
-        check_solvable(game.variant)
+        check_plain(game.variant)
         return cls(
             variant=game.variant,
             cols=tuple(tuple(c) for c in game.cols),
@@ -350,15 +375,7 @@ class _Search:
                 rest.append((a, i, t))
         if empties:
             stock = bool(self.stock)
-            # Target columns: before the deal the first three columns differ from the others
-            # (and from each other); after it, every empty column is the same.
-            if stock:
-                targets = [t for t in empties if t < STOCK_COLUMNS]
-                late = [t for t in empties if t >= STOCK_COLUMNS]
-                if late:
-                    targets.append(late[0])
-            else:
-                targets = empties[:1]
+            targets = empty_targets(empties, stock, STOCK_COLUMNS)
             if self.wasp:
                 leaders = [
                     (c, i) for c in range(NUM_COLUMNS) for i in range(hidden[c], len(cols[c]))
@@ -768,29 +785,62 @@ def solve(
     prune: bool = True,
 ) -> SearchResult:
     """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does)."""
-    start = time.perf_counter()
     s = _Search(pos, prune)
+    return run_search(
+        s, max_seconds, max_nodes, won=s.done == 4, prove=prune, stats=lambda: _stats(s)
+    )
+
+
+class Searcher(Protocol):
+    """What ``run_search`` drives: this module's ``_Search`` and ``family.py``'s ``_Family``."""
+
+    seen: set[bytes]
+    path: list[Action]
+    nodes: int
+    deadline: float
+    max_nodes: int
+
+    def key(self) -> bytes: ...
+
+    def dfs(self) -> bool: ...
+
+    def dead_reason(self) -> str: ...
+
+
+def run_search(
+    s: Searcher,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    *,
+    won: bool,
+    prove: bool,
+    stats: Callable[[], dict[str, int]],
+) -> SearchResult:
+    """Run a search from its start: already won, proved lost at once (``prove``: the position's
+    ``dead_reason``), or the depth-first search within the budget; a path deeper than the
+    stack allows ends undecided, like a spent budget."""
+    start = time.perf_counter()
     s.deadline = start + (max_seconds if max_seconds is not None else 1e12)
     s.max_nodes = max_nodes if max_nodes is not None else 1 << 62
-    if s.done == 4:
+    if won:
         return SearchResult("win", [], 0, 0.0)
-    if prune:
+    if prove:
         reason = s.dead_reason()
         if reason:
             return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
     s.seen.add(s.key())
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))  # a path holds one frame per step
+    sys.setrecursionlimit(max(limit, 50_000))  # a path holds one frame per step
     try:
-        won = s.dfs()
-    except _OutOfBudget:
-        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=_stats(s))
+        found = s.dfs()
+    except (_OutOfBudget, RecursionError):
+        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=stats())
     finally:
         sys.setrecursionlimit(limit)
     elapsed = time.perf_counter() - start
-    if won:
-        return SearchResult("win", list(s.path), s.nodes, elapsed, stats=_stats(s))
-    return SearchResult("loss", None, s.nodes, elapsed, "search", stats=_stats(s))
+    if found:
+        return SearchResult("win", list(s.path), s.nodes, elapsed, stats=stats())
+    return SearchResult("loss", None, s.nodes, elapsed, "search", stats=stats())
 
 
 def _stats(s: _Search) -> dict[str, int]:
