@@ -55,7 +55,7 @@ import time
 from ..cards import KING, is_red
 from ..game import Action, Game
 from ..variants import Variant
-from .search import SearchResult, _OutOfBudget, dead_reason_of, empty_targets, run_search
+from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
 _HIDDEN_MARK = 100
@@ -332,7 +332,7 @@ class _Family:
         if not self.nodes & 1023 and (
             self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
         ):
-            raise _OutOfBudget
+            raise OutOfBudget
         seen, path = self.seen, self.path
         for kind, a, i, b in self.gen_moves():
             card = -1

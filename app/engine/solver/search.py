@@ -169,8 +169,9 @@ class SearchResult:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-class _OutOfBudget(Exception):
-    pass
+class OutOfBudget(Exception):
+    """The search ran out of its time or node budget (raised deep in the search, caught by
+    ``run_search``)."""
 
 
 class _Search:
@@ -577,7 +578,7 @@ class _Search:
         if not self.nodes & 1023 and (
             self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
         ):
-            raise _OutOfBudget
+            raise OutOfBudget
         seen = self.seen
         under = self.under
         path = self.path
@@ -833,7 +834,7 @@ def run_search(
     sys.setrecursionlimit(max(limit, 50_000))  # a path holds one frame per step
     try:
         found = s.dfs()
-    except (_OutOfBudget, RecursionError):
+    except (OutOfBudget, RecursionError):
         return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=stats())
     finally:
         sys.setrecursionlimit(limit)
