@@ -29,6 +29,12 @@ Facts the search stands on (RULES.md):
   check can only miss a proof, never make a wrong one).
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
   successor is taken as a forced move (see ``_Search.safe_joins``).
+- Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
+  is taken as a forced move, and a card that such a run's open end would take is never moved
+  into an empty column (``_Search.forced_join``, ``_Search.joins_instead``: a simulation
+  shows the join wins at least one step sooner). Without the King run under the successor the
+  general "a join is always safe" fails (a card under the successor may need to land on a
+  card carried by the join), so these rules stay narrow.
 - Transpositions: a position is keyed by "which card lies directly on which" (plus the
   face-down flags and the stock): columns are interchangeable once the stock is dealt, and
   columns 4-7 are interchangeable before.
@@ -213,8 +219,8 @@ class _Search:
         # the deal lands) must not change while the stock holds cards.
         self.safe_joins = prune and not self.wasp
         # Wasp, stock dealt (pruning on): a card whose successor is, or would be once the card
-        # leaves, at the open end of a column is never moved into an empty column (see
-        # ``_Search.joins_instead``).
+        # leaves, at the open end of a King run (a column holding exactly its suit's run from
+        # the King down) is never moved into an empty column (see ``_Search.joins_instead``).
         self.merge_first = prune and self.wasp
         # Wasp, stock empty (pruning on): a join onto a King run is the only move tried (see
         # ``_Search.forced_join``).
@@ -295,7 +301,8 @@ class _Search:
         reachable, and the depth-first search, which explores every position reachable by the
         moves it keeps, still finds a win when there is one; a "loss" stays exact. The stock
         must be empty: a deal would land on different cards on the two sides. Without the King
-        run under x + 1 the lemma fails: a card under x + 1 may need to land on a card of G.
+        run under x + 1 the lemma fails: a card under x + 1 may need to land on a card of G
+        (``test_wasp_a_join_is_not_always_safe``).
         """
         return i == 0 or self.cols[a][i - 1] % 13 != 0
 
