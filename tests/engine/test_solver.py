@@ -123,6 +123,27 @@ def test_wasp_empty_column_takes_any_card() -> None:
         assert solve(Position.from_game(position(cols, done="SHD", variant=v))).verdict == "loss"
 
 
+def test_wasp_a_join_is_not_always_safe() -> None:
+    # AC could join 2C, carrying 3C; but the winning line lays 2C on 3C first. A rule forcing
+    # every join (without the King run under the successor, see ``_Search.forced_join``)
+    # called this winnable position lost.
+    cols = [
+        "4C TD 9D",
+        "JD 4D QD 6D JC",
+        "5D 2C",
+        "8D KD AD",
+        "QC 9C AC 3C",
+        "6C 3D 7D 7C",
+        "TC KC 2D 8C 5C",
+    ]
+    game = position(cols, hidden=[1, 1, 0, 1, 0, 2, 2], done="SH", variant="wasp")
+    pos = Position.from_game(game)
+    for prune in (True, False):
+        r = solve(pos, prune=prune, max_seconds=None, max_nodes=200_000)
+        assert r.verdict == "win" and r.line is not None
+        assert verify_line(game, r.line)
+
+
 def test_kings_only_into_empty_columns() -> None:
     # The Queen's group cannot go into the empty column in Scorpion: the King must go first.
     game = position(["2C KC QC JC TC 9C 8C 7C 6C 5C 4C 3C", "AC"], done="SHD")

@@ -7,6 +7,7 @@ The pruned solver must also agree with the exhaustive one wherever both decide.
 
 from __future__ import annotations
 
+import json
 import random
 from functools import cache
 
@@ -15,7 +16,7 @@ import pytest
 from app.engine import Game, deal_from_number
 from app.engine.game import Action
 from app.engine.solver import Position, dead_reason, solve
-from app.engine.solver.search import _Search
+from app.engine.solver.search import _Search, run_search
 
 VARIANTS = ["scorpion", "scorpion-ii", "wasp"]
 
@@ -130,3 +131,60 @@ def test_fast_check_equals_the_general_one(variant: str) -> None:
                 break
             game.apply(rng.choice(options))
     assert dead > 50 and alive > 50
+
+
+def _small_position(rng: random.Random, variant: str, suits: int) -> Position:
+    """A random position with the stock dealt: ``suits`` suits left, in seven columns."""
+    kept = rng.sample(range(4), suits)
+    cards = [s * 13 + r for s in kept for r in range(13)]
+    rng.shuffle(cards)
+    cols: list[list[int]] = [[] for _ in range(7)]
+    for card in cards:
+        cols[rng.randrange(7)].append(card)
+    hidden = [rng.randrange(0, len(c)) if c else 0 for c in cols]
+    game = Game.from_snapshot(
+        json.dumps(
+            {
+                "v": 1,
+                "variant": variant,
+                "cols": cols,
+                "hidden": hidden,
+                "stock": [],
+                "done": [s for s in range(4) if s not in kept],
+                "hist": [],
+                "fut": [],
+            }
+        )
+    )
+    return Position.from_game(game)
+
+
+def _verdict(pos: Position, *, prune: bool, new_rules: bool, nodes: int) -> str:
+    s = _Search(pos, prune)
+    if not new_rules:
+        s.merge_first = s.wasp_joins = False
+    return run_search(s, None, nodes, won=s.done == 4, prove=prune, stats=dict).verdict
+
+
+@pytest.mark.parametrize("variant", ["wasp"])
+def test_forced_joins_and_merge_first_agree_with_search_without_them(variant: str) -> None:
+    # ``_Search.forced_join`` and ``_Search.joins_instead`` (Wasp, stock dealt) never change a
+    # verdict: compared with the same search without them and with plain exhaustive search,
+    # on small random positions and on positions of winning lines.
+    rng = random.Random(5)
+    positions = [_small_position(rng, variant, 1 + k % 2) for k in range(400)]
+    for number in range(1, 40):
+        r = solve(Position.from_deal(variant, deal_from_number(number)), max_nodes=20_000)
+        if r.verdict == "win" and r.line is not None:
+            ps = [p for p in positions_on(variant, number, r.line) if not p.stock]
+            positions += ps[-60::6]
+    counts = {"win": 0, "loss": 0}
+    for pos in positions:
+        with_rules = _verdict(pos, prune=True, new_rules=True, nodes=40_000)
+        without = _verdict(pos, prune=True, new_rules=False, nodes=40_000)
+        plain = _verdict(pos, prune=False, new_rules=False, nodes=40_000)
+        decided = {v for v in (with_rules, without, plain) if v != "unknown"}
+        assert len(decided) <= 1, (pos, with_rules, without, plain)
+        if with_rules != "unknown" and (without != "unknown" or plain != "unknown"):
+            counts[with_rules] += 1
+    assert counts["win"] >= 100 and counts["loss"] >= 20, counts

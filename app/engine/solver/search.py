@@ -29,6 +29,12 @@ Facts the search stands on (RULES.md):
   check can only miss a proof, never make a wrong one).
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
   successor is taken as a forced move (see ``_Search.safe_joins``).
+- Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
+  is taken as a forced move, and a card that such a run's open end would take is never moved
+  into an empty column (``_Search.forced_join``, ``_Search.joins_instead``: a simulation
+  shows the join wins at least one step sooner). Without the King run under the successor the
+  general "a join is always safe" fails (a card under the successor may need to land on a
+  card carried by the join), so these rules stay narrow.
 - Transpositions: a position is keyed by "which card lies directly on which" (plus the
   face-down flags and the stock): columns are interchangeable once the stock is dealt, and
   columns 4-7 are interchangeable before.
@@ -213,6 +219,93 @@ class _Search:
         # the card uncovered in the source column is a bonus. The tops of columns 1-3 (where
         # the deal lands) must not change while the stock holds cards.
         self.safe_joins = prune and not self.wasp
+        # Wasp, stock dealt (pruning on): a card whose successor is, or would be once the card
+        # leaves, at the open end of a King run (a column holding exactly its suit's run from
+        # the King down) is never moved into an empty column (see ``_Search.joins_instead``).
+        self.merge_first = prune and self.wasp
+        # Wasp, stock empty (pruning on): a join onto a King run is the only move tried (see
+        # ``_Search.forced_join``).
+        self.wasp_joins = prune and self.wasp
+
+    def _king_run(self, t: int, n: int) -> bool:
+        """The ``n`` deepest cards of column t are face up and form their suit's run from the
+        King (column t's deepest card) down."""
+        col = self.cols[t]
+        return (
+            0 < n <= len(col)
+            and self.hidden[t] == 0
+            and col[0] % 13 == KING
+            and col[:n] == _RUNS[col[0] // 13][:n]
+        )
+
+    def joins_instead(self, c: int, i: int) -> bool:
+        """``merge_first`` (Wasp, stock empty): True when the move of the card x = ``cols[c][i]``
+        (with everything on it) into an empty column is skipped, because x + 1 lies at the open
+        end of a column holding exactly its suit's run from the King (deepest, face up) down to
+        x + 1, or x lies directly on such a column's x + 1.
+
+        The move leads to a position Q where x (not a King) is the deepest card of a column and
+        x + 1 lies at the open end of such a King run; moving x back onto x + 1 from Q gives
+        P' = P (x lay on x + 1) or P' = P after the join of x onto x + 1 (a legal move from P).
+        By the lemma of ``forced_join`` (with no card under x), if a shortest winning line from
+        P (n steps) began with the skipped move, Q would win in n - 1 steps, P' in n - 2 and P
+        in n - 1 at most: a contradiction. So shortest winning lines never use such moves.
+        """
+        x = self.cols[c][i]
+        if x % 13 == KING:
+            return False
+        sc = self.col_of[x + 1]
+        si = self.idx_of[x + 1]
+        if sc < 0:
+            return False
+        if sc != c:
+            return si == len(self.cols[sc]) - 1 and self._king_run(sc, si + 1)
+        return si == i - 1 and self._king_run(c, i)
+
+    def forced_join(self, a: int, i: int) -> bool:
+        """``wasp_joins`` (Wasp, stock empty): the join of the face-up card x = ``cols[a][i]``
+        (with everything on it) onto x + 1, at the open end of a column holding exactly its
+        suit's run from the King (deepest, face up) down to x + 1, is taken as the only move
+        unless the card y directly under x is an Ace (the caller checks the King run).
+
+        Lemma. Let Q be a position with the stock empty, x (not a King) face up in column Y on
+        the card y (or deepest in Y) where y is not an Ace, and x + 1 at the open end of a column
+        holding its suit's run from the King (deepest, face up) down to x + 1. Let P' be Q after
+        the move of x (with its group G, x and the cards on it) onto x + 1. If Q wins in n steps,
+        P' wins in at most n - 1.
+
+        Proof, by induction on n, simulating Q's winning line step by step from P' while the
+        relation "P* is Q* with G laid on x + 1 (at the open end of its column in Q*) instead of
+        on y, y face up" holds. The cards under x + 1 are always cards of its suit above it
+        (x + 1, or a piece of the run carrying it, lands only on its successor or into an empty
+        column, and nothing but x lands on x + 1), and G never holds one of them (a card lands
+        only on its successor): so no card under x + 1 ever lands on a card of G. Nothing lands
+        on y in Q* (x covers it), and a picked-up group is checked only by its leading card
+        (which must be face up: P* has every face-up card of Q*, and y more), so every step of
+        Q* is legal in P*, which has the same empty columns and one more when x was the deepest
+        card of Y (the column of y holds y on both sides; x + 1's column holds x + 1), and keeps
+        the relation: a card of G other than x is picked up from x + 1's column with the same
+        cards on it; x + 1 or a card under it carries G along in P*; y or a card under it
+        carries G along in Q* only; a card laid on G's open end is laid on the same card. A run
+        completing in Q* lies within G above x (x is not a King and lies on y, not on x + 1) and
+        completes in P* too, shrinking G. The relation ends only when (a) Q* moves x onto x + 1:
+        P* is Q*'s next position, one step saved; (b) Q* moves x into an empty column F: P*
+        moves G from x + 1 to F and both reach the same position; (c) a run completes in P*
+        through x + 1 and x but not in Q*: P*'s next position is Q*'s next followed by the join
+        of x onto x + 1 (legal: x + 1 is still at its open end), so by induction it wins in
+        fewer steps than Q* has left. No run can complete in P* at y's open end (y is not an
+        Ace, and P* lays nothing on y). Q* cannot win while the relation holds (x is not in a
+        run). Each step of Q maps to at most one step of P', and (a)-(c) save at least one.
+
+        So from Q the join alone keeps a win that is at least one step shorter: taking it as the
+        only move (a rule depending on the position only) keeps every shortest winning line
+        reachable, and the depth-first search, which explores every position reachable by the
+        moves it keeps, still finds a win when there is one; a "loss" stays exact. The stock
+        must be empty: a deal would land on different cards on the two sides. Without the King
+        run under x + 1 the lemma fails: a card under x + 1 may need to land on a card of G
+        (``test_wasp_a_join_is_not_always_safe``).
+        """
+        return i == 0 or self.cols[a][i - 1] % 13 != 0
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -370,6 +463,13 @@ class _Search:
                 # Column t is its suit's run from the King down to p: joining p - 1 to it
                 # loses nothing (see ``_Search.safe_joins``); try that move alone.
                 return [(a, i, t)]
+            if (
+                self.wasp_joins
+                and not self.stock
+                and self._king_run(t, len(dst))
+                and self.forced_join(a, i)
+            ):
+                return [(a, i, t)]  # loses nothing (see ``_Search.forced_join``)
             if i == h and h:
                 first.append((a, i, t))
             else:
@@ -387,7 +487,10 @@ class _Search:
                     c = col_of[k]
                     if c >= 0 and idx_of[k] >= hidden[c]:
                         leaders.append((c, idx_of[k]))
+            merge = self.merge_first and not stock
             for c, i in leaders:
+                if merge and self.joins_instead(c, i):
+                    continue
                 for t in targets:
                     if c == t:
                         continue
