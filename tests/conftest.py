@@ -16,13 +16,7 @@ from alembic import command
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.support.postgres import (
-    BACKENDS,
-    alembic_config,
-    create_pg_database,
-    drop_pg_database,
-    require_postgres_or_skip,
-)
+from tests.support.postgres import BACKENDS, alembic_config, empty_database
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -30,16 +24,8 @@ def empty_db_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The URL of a fresh, empty database (no tables) on each backend."""
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("sqlite") / "scorpion.db"
-        yield f"sqlite:///{path}"
-        return
-    require_postgres_or_skip()
-    name, url = create_pg_database()
-    try:
+    with empty_database(request.param, tmp_path_factory.mktemp("sqlite")) as url:
         yield url
-    finally:
-        drop_pg_database(name)
 
 
 @pytest.fixture(scope="session")

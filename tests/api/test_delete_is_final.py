@@ -19,24 +19,14 @@ from app.db.models import Player as PlayerRow
 from app.db.models import PlayerSettings, utcnow
 from app.services.common import tombstone_key
 from app.services.retention import purge_empty_players
-from tests.support.api_client import Player, count_rows
+from tests.support.api_client import PLAYER_KEYED_TABLES, Player, count_rows
 
 pytestmark = pytest.mark.usefixtures("configured")
-
-PLAYER_TABLES = (
-    "player_settings",
-    "games",
-    "variant_stats",
-    "stat_events",
-    "rate_limits",
-    "player_profiles",
-    "race_entries",
-)
 
 
 def _no_rows_left(engine: Engine, player_id: str) -> None:
     assert count_rows(engine, "players", "id = :p", p=player_id) == 0
-    for table in PLAYER_TABLES:
+    for table in PLAYER_KEYED_TABLES:
         assert count_rows(engine, table, "player_id = :p", p=player_id) == 0, table
 
 

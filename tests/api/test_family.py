@@ -19,6 +19,7 @@ from tests.support.api_client import (
     count_rows,
     mirror,
 )
+from tests.support.deals import deal_with_pile_move
 
 VARIANT_KEYS = ["id", "name", "decks", "columns", "stock", "reserves", "cells", "runs_needed"]
 RULES_ORDER = [
@@ -34,16 +35,6 @@ RULES_ORDER = [
     "double-scorpion",
     "triple-scorpion",
 ]
-
-
-def _deal_with(variant: str, pile: str) -> tuple[int, Any]:
-    """A deal number of ``variant`` whose opening layout offers a move from ``pile``."""
-    for n in range(1, 500):
-        game = Game.new(variant, deal_from_number(n, variant))
-        for m in game.hints():
-            if m.from_pile == pile:
-                return n, m
-    raise AssertionError(f"no {variant} deal with a {pile} move")
 
 
 def _rows(engine: Engine, gid: str) -> list[tuple[Any, ...]]:
@@ -182,7 +173,7 @@ def test_deal_string_errors_name_the_problem_and_start_nothing(
 def test_a_reserve_card_plays_onto_a_column_and_the_log_replays_it(
     app: FastAPI, engine: Engine
 ) -> None:
-    n, m = _deal_with("three-blind-mice", "reserve")
+    n, m = deal_with_pile_move("three-blind-mice", "reserve")
     p = Player(app)
     g = p.new_game(variant="three-blind-mice", deal_number=n)
     card = g["reserves"][m.from_column]
@@ -202,7 +193,7 @@ def test_a_reserve_card_plays_onto_a_column_and_the_log_replays_it(
 def test_a_cell_card_plays_out_and_an_exposed_card_goes_into_the_cell(
     app: FastAPI, engine: Engine
 ) -> None:
-    n, m = _deal_with("how-they-run", "cell")
+    n, m = deal_with_pile_move("how-they-run", "cell")
     p = Player(app)
     g = p.new_game(variant="how-they-run", deal_number=n)
     card = g["cells"][m.from_column]
@@ -316,7 +307,7 @@ def test_refused_pile_moves_are_422_and_change_nothing(app: FastAPI, engine: Eng
 
 def test_hints_name_piles_only_when_one_is_not_a_column(app: FastAPI) -> None:
     p = Player(app)
-    n, m = _deal_with("three-blind-mice", "reserve")
+    n, m = deal_with_pile_move("three-blind-mice", "reserve")
     g = p.new_game(variant="three-blind-mice", deal_number=n)
     moves = p.get(f"/api/games/{g['id']}/hints").json()["moves"]
     local = mirror("three-blind-mice", deal_number=n)
@@ -417,7 +408,7 @@ def test_a_winnable_deal_of_a_family_variant_with_a_difficulty(
 def test_analysis_of_a_family_variant_answers_with_a_move_of_its_piles(
     app: FastAPI, engine: Engine
 ) -> None:
-    from app.engine import Game, deal_from_number
+    from app.engine import deal_from_number
     from app.engine.solver import analyse
 
     p = Player(app)

@@ -6,12 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.postgres import (
-    BACKENDS,
-    create_pg_database,
-    drop_pg_database,
-    require_postgres_or_skip,
-)
+from tests.support.postgres import BACKENDS, empty_database
 
 
 @pytest.fixture(params=BACKENDS)
@@ -19,12 +14,5 @@ def fresh_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """A brand-new, empty database for one test (dropped afterwards on PostgreSQL)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('mig') / 'm.db'}"
-        return
-    require_postgres_or_skip()
-    name, url = create_pg_database()
-    try:
+    with empty_database(request.param, tmp_path_factory.mktemp("mig")) as url:
         yield url
-    finally:
-        drop_pg_database(name)

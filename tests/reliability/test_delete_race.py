@@ -13,18 +13,9 @@ import httpx2
 import pytest
 from sqlalchemy import create_engine, text
 
+from tests.support.api_client import PLAYER_KEYED_TABLES
 from tests.support.live import LivePlayer, at_once
 from tests.support.server import LiveServer
-
-TABLES = (
-    "player_settings",
-    "games",
-    "variant_stats",
-    "stat_events",
-    "rate_limits",
-    "player_profiles",
-    "race_entries",
-)
 
 
 @pytest.fixture()
@@ -88,7 +79,7 @@ def test_writes_racing_delete_everything(fresh_db_url: str, server: LiveServer) 
                     ).scalar_one()
                     == 0
                 )
-                for table in TABLES:
+                for table in PLAYER_KEYED_TABLES:
                     n = conn.execute(
                         text(f"SELECT count(*) FROM {table} WHERE player_id = :p"),  # noqa: S608
                         {"p": p.id},

@@ -40,6 +40,17 @@ GAME_KEYS = [
 
 TABLES_BY_PLAYER = ("players", "player_settings", "games", "variant_stats", "stat_events")
 
+# Every table with a ``player_id`` column: what deleting a player must leave empty of them.
+PLAYER_KEYED_TABLES = (
+    "player_settings",
+    "games",
+    "variant_stats",
+    "stat_events",
+    "rate_limits",
+    "player_profiles",
+    "race_entries",
+)
+
 
 class Player:
     """One browser: a TestClient with its own cookies, and its CSRF token."""

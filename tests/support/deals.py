@@ -7,7 +7,9 @@ tests/e2e) play them through the app, so a test fails loudly if a line ever stop
 
 from __future__ import annotations
 
-from app.engine import Action
+from typing import Any
+
+from app.engine import Action, Game, deal_from_number
 
 
 def _deal(columns: list[str], stock: str) -> str:
@@ -102,3 +104,14 @@ def set_daily_deal(variant: str, day: object, deal: str, winnable: bool = True) 
     assert isinstance(day, date)
     with get_sessionmaker()() as db, write_tx(db):
         assert daily.insert_race(db, variant, day, deal, winnable), "the day already has a deal"
+
+
+def deal_with_pile_move(variant: str, pile: str) -> tuple[int, Any]:
+    """A deal number of ``variant`` whose opening layout offers a move from ``pile``
+    (``"reserve"`` or ``"cell"``), and that move."""
+    for n in range(1, 500):
+        game = Game.new(variant, deal_from_number(n, variant))
+        for m in game.hints():
+            if m.from_pile == pile:
+                return n, m
+    raise AssertionError(f"no {variant} deal with a {pile} move")

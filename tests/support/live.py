@@ -18,6 +18,8 @@ class LivePlayer:
     """One browser against a live server. Each request opens a fresh connection (so that
     requests spread over the server's worker processes) unless ``client`` is given."""
 
+    verify_tls = True  # a subclass behind a test proxy with its own CA turns it off
+
     def __init__(self, base_url: str, *, cookies: dict[str, str] | None = None) -> None:
         self.base_url = base_url
         self.cookies: dict[str, str] = dict(cookies or {})
@@ -33,6 +35,7 @@ class LivePlayer:
             cookies=self.cookies,
             timeout=30,
             follow_redirects=False,
+            verify=self.verify_tls,
         )
 
     def request(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -53,6 +55,21 @@ def create_pg_database() -> tuple[str, str]:
 def drop_pg_database(name: str) -> None:
     with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def empty_database(backend: str, directory: Path) -> Iterator[str]:
+    """The URL of a brand-new, empty database of ``backend`` ("sqlite": a file in
+    ``directory``; "postgresql": a uniquely named database, dropped on leaving)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{directory / 'scorpion.db'}"
+        return
+    require_postgres_or_skip()
+    name, url = create_pg_database()
+    try:
+        yield url
+    finally:
+        drop_pg_database(name)
 
 
 def alembic_config(url: str) -> Config:

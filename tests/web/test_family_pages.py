@@ -11,21 +11,13 @@ import pytest
 from fastapi import FastAPI
 
 from app.engine import ALL_VARIANTS, Game, code, deal_from_number, get_variant, name
+from tests.support.deals import deal_with_pile_move
 from tests.support.html_client import HTMX, Browser, shown_cards, version_of
 
 
 @pytest.fixture()
 def browser(app: FastAPI) -> Browser:
     return Browser(app)
-
-
-def _deal_with(variant: str, pile: str) -> tuple[int, object]:
-    for n in range(1, 500):
-        game = Game.new(variant, deal_from_number(n, variant))
-        for m in game.hints():
-            if m.from_pile == pile:
-                return n, m
-    raise AssertionError(f"no {variant} deal with a {pile} move")
 
 
 def _assert_board(html: str, game: Game) -> None:
@@ -94,7 +86,7 @@ def test_the_play_page_of_every_layout(browser: Browser, variant: str) -> None:
 
 
 def test_a_reserve_card_moves_by_form_post_and_htmx_redraws_the_piles(browser: Browser) -> None:
-    n, m = _deal_with("three-blind-mice", "reserve")
+    n, m = deal_with_pile_move("three-blind-mice", "reserve")
     gid = browser.new_game("three-blind-mice", deal_number=n)
     page = browser.get(f"/games/{gid}?select=r{m.from_column}").text  # type: ignore[attr-defined]
     assert 'class="card' in page and " sel" in page
@@ -117,7 +109,7 @@ def test_a_reserve_card_moves_by_form_post_and_htmx_redraws_the_piles(browser: B
 
 
 def test_cells_by_form_post_in_and_out_and_a_refusal_changes_nothing(browser: Browser) -> None:
-    n, m = _deal_with("how-they-run", "cell")
+    n, m = deal_with_pile_move("how-they-run", "cell")
     gid = browser.new_game("how-they-run", deal_number=n)
     game = Game.new("how-they-run", deal_from_number(n, "how-they-run"))
     page = browser.get(f"/games/{gid}").text
@@ -171,7 +163,7 @@ def test_a_challenge_on_a_three_deck_deal_is_stored_whole_and_played(app: FastAP
 
 def test_one_tap_targets_name_reserves_and_cells(browser: Browser) -> None:
     """The page lists each movable card's destinations, reserve and cell cards included."""
-    n, m = _deal_with("three-blind-mice", "reserve")
+    n, m = deal_with_pile_move("three-blind-mice", "reserve")
     gid = browser.new_game("three-blind-mice", deal_number=n)
     html = browser.get(f"/games/{gid}").text
     targets = re.search(r'data-targets="([^"]*)"', html)
