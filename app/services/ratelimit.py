@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -82,15 +82,21 @@ _LOCK_PLAYER = Fast(
 )
 
 
-def count(db: Session, player_id: str, scope: Scope, **options: Any) -> int | None:
+def count(
+    db: Session,
+    player_id: str,
+    scope: Scope,
+    *,
+    settings: Settings | None = None,
+    now: float | None = None,
+    relaxed: bool = False,
+) -> int | None:
     """Count one request of ``scope`` inside the caller's write transaction; raise
     ``RateLimited`` past the limit. Returns the count in the current window, or ``None`` when
-    nothing was counted (limits off, or an unknown player). ``options``: ``settings``,
-    ``now`` (Unix seconds, for tests), ``relaxed`` (the transaction holds nothing but the
-    count: PostgreSQL need not wait for the disk)."""
-    settings: Settings = options.get("settings") or get_settings()
-    now: float | None = options.get("now")
-    relaxed = bool(options.get("relaxed"))
+    nothing was counted (limits off, or an unknown player). ``now``: Unix seconds, for tests;
+    ``relaxed``: the transaction holds nothing but the count (PostgreSQL need not wait for
+    the disk)."""
+    settings = settings or get_settings()
     if not settings.rate_limits_enabled:
         return None
     length = max(1, int(settings.rate_limit_window_seconds))
@@ -107,7 +113,12 @@ def count(db: Session, player_id: str, scope: Scope, **options: Any) -> int | No
 
 
 def consume(
-    db: Session, player_id: str, scope: Scope, *, settings: Settings | None = None, **at: float
+    db: Session,
+    player_id: str,
+    scope: Scope,
+    *,
+    settings: Settings | None = None,
+    now: float | None = None,
 ) -> int | None:
     """``count`` in a write transaction of its own on ``db`` (call it before the request's
     own transaction, never inside one; ``now=`` for tests). Past the limit the transaction
@@ -119,7 +130,7 @@ def consume(
         with write_tx(db):
             if scope == "games":
                 create_player_row(db, player_id, settings=settings)  # deleted id: PlayerDeleted
-            return count(db, player_id, scope, settings=settings, now=at.get("now"), relaxed=True)
+            return count(db, player_id, scope, settings=settings, now=now, relaxed=True)
     except IntegrityError:
         # PostgreSQL: the player was deleted while this counted ("Delete everything" in
         # another tab): nothing to count; the action itself then finds no player.
