@@ -376,10 +376,12 @@ def test_stats_saved_games_and_deletes_cover_every_variant(app: FastAPI, engine:
     assert count_rows(engine, "games", "player_id = :p", p=p.id) == 0
 
 
-def test_winnable_without_a_catalog_is_a_clear_422(app: FastAPI, engine: Engine) -> None:
+def test_winnable_deal_from_no_list_is_a_clear_422(app: FastAPI, engine: Engine) -> None:
     p = Player(app)
-    detail = assert_error(p.post("/api/games", {"variant": "wasp-ii", "winnable": True}), 422)
-    assert "no list of proved winnable deals for Wasp II" in detail
+    # Every variant has a catalog now; Triple Scorpion's is not graded (docs/difficulty.md).
+    body = {"variant": "triple-scorpion", "winnable": True, "difficulty": "easy"}
+    detail = assert_error(p.post("/api/games", body), 422)
+    assert "no list of proved winnable easy deals for Triple Scorpion" in detail
     detail = assert_error(
         p.post("/api/games", {"variant": "scorpion", "winnable": True, "deal_number": 3}), 422
     )

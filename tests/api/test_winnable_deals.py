@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from app.engine.solver import deal_difficulty, winnable_deals
 from tests.support.api_client import Player, assert_error, count_rows
 
-VARIANTS_WITH_CATALOGS = ["scorpion", "scorpion-ii", "wasp"]
+VARIANTS_WITH_CATALOGS = ["scorpion", "scorpion-ii", "wasp", "wasp-ii"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS_WITH_CATALOGS)

@@ -74,7 +74,7 @@ def test_pile_moves_and_wide_columns_round_trip() -> None:
 
 
 def test_every_variant_with_a_catalog_has_enough_deals() -> None:
-    assert {"scorpion", "scorpion-ii", "wasp", "scorpion-head"} <= set(CATALOGUED)
+    assert {"scorpion", "scorpion-ii", "wasp", "wasp-ii", "scorpion-head"} <= set(CATALOGUED)
 
 
 @pytest.mark.parametrize("variant", CATALOGUED)
