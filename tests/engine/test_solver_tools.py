@@ -145,6 +145,21 @@ def test_odds_run_is_cached_and_resumable(tmp_path: Path) -> None:
     assert summarise("scorpion-ii", 1, 30, path=path).retry_seconds == 5.0
 
 
+def test_a_retry_counts_only_when_every_undecided_deal_had_it(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    retried = {"start": 1, "count": 3, "budget": 10.0, "v": "WUL", "ms": [1, 60001, 2]}
+    retried["retry"] = 60.0
+    not_retried = {"start": 4, "count": 3, "budget": 10.0, "v": "WWU", "ms": [1, 1, 10001]}
+    decided = {"start": 7, "count": 3, "budget": 10.0, "v": "WLW", "ms": [1, 1, 1]}
+    path.write_text("".join(json.dumps(b) + "\n" for b in (retried, not_retried, decided)))
+    assert summarise("wasp", 1, 3, path=path).retry_seconds == 60.0
+    assert summarise("wasp", 1, 9, path=path).retry_seconds == 0.0  # deal 6 had 10 s only
+    both = summarise("wasp", 1, 9, path=path)
+    assert (both.win, both.loss, both.unknown, both.decided_within_budget) == (5, 2, 2, 7)
+    assert "second try" not in both.text()
+    assert summarise("wasp", 7, 3, path=path).retry_seconds == 0.0
+
+
 def test_solve_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "--variant", "scorpion", "--number", "6", "--budget", "5"]) == 0
     out = capsys.readouterr().out

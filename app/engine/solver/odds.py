@@ -189,10 +189,15 @@ def _write_blocks(path: Path, blocks: list[dict[str, Any]]) -> None:
 
 
 def summarise(variant: str, start: int, count: int, *, path: Path | None = None) -> OddsSummary:
-    """Summarise the cached results for deals ``start .. start + count - 1``."""
+    """Summarise the cached results for deals ``start .. start + count - 1``.
+
+    ``retry_seconds`` is the retry budget only when every undecided deal of the range lies in a
+    block that was retried (``retry``); if some block with an undecided deal was not, it is 0,
+    so "not settled within" never claims the longer budget for a deal that did not have it."""
     path = path or odds_file(variant)
     verdict: dict[int, str] = {}
     budget = retry = 0.0
+    every_undecided_retried = True
     quick = 0
     for b in read_blocks(path):
         for k, letter in enumerate(b["v"]):
@@ -202,6 +207,10 @@ def summarise(variant: str, start: int, count: int, *, path: Path | None = None)
                 retry = max(retry, float(b.get("retry", 0.0)))
                 verdict[n] = letter
                 quick += letter != "U" and b["ms"][k] <= 1000 * float(b["budget"])
+                if letter == "U" and not b.get("retry"):
+                    every_undecided_retried = False
+    if not every_undecided_retried:
+        retry = 0.0
     win = sum(1 for v in verdict.values() if v == "W")
     loss = sum(1 for v in verdict.values() if v == "L")
     unknown = sum(1 for v in verdict.values() if v == "U")
