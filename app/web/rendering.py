@@ -23,7 +23,7 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from app.db.session import SessionDep
-from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, VARIANTS, Move
+from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.services import GameState
 from app.services.daily import daily_label, is_daily_game
 from app.web import static_files
@@ -64,7 +64,7 @@ def _favicon_data_url() -> str:
 
 templates.env.globals.update(favicon=_favicon_data_url(), static_url=static_url)
 templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_name=card_name)
-templates.env.globals.update(format_seconds=format_seconds, variants=VARIANTS)
+templates.env.globals.update(format_seconds=format_seconds)
 # The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
 templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
