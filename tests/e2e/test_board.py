@@ -107,7 +107,7 @@ def test_moves_deal_reveal_and_runs_animate(device: Device, server: LiveServer) 
     shot(page, f"move-{device.name}")
     wait_version(page, v + 2)
     settled(page)
-    expect(page.locator("#c0-2 use")).to_have_attribute("href", "#c-AS")
+    expect(page.locator("[href='?select=0-2'] use")).to_have_attribute("href", "#c-AS")
     shot(page, f"reveal-{device.name}")
     # A completed run travels to the foundation row.
     tap(page, "[href='?select=0-2']")
@@ -319,7 +319,7 @@ def test_one_hint_at_a_time_and_a_tap_plays_it(device: Device, server: LiveServe
     target = page.locator("#board .hint-pair").get_attribute("data-hint-to")
     src = page.locator("#board .hint-pair")
     n = page.locator(f"#col-{target} .card").count()
-    tap(page, f"#{src.get_attribute('id')}")
+    tap(page, f"#board a[href='{src.get_attribute('href')}']")
     wait_version(page, 3)
     assert page.locator(f"#col-{target} .card").count() > n
     expect(page.locator("#board .hint-pair, #board .hint-target")).to_have_count(0)
