@@ -94,6 +94,12 @@ def column_html(col: Any, b: Any) -> Markup:
 
 templates.env.globals["column_html"] = column_html
 
+# The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
+# on every page), rendered once here rather than looped over on every page.
+templates.env.globals["sprite"] = Markup(
+    templates.env.get_template("partials/sprite.html").render()
+)
+
 
 # -- requests and responses ------------------------------------------------------------------
 
