@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -213,6 +214,8 @@ def _after_action(
     tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
     changed_tools = {name for name, old, new in tools if old != new}
     ctx["tools"] = "all" if before.status != after.status else changed_tools
+    ctx["stock_changed"] = before.stock != after.stock
+    ctx["runs_changed"] = before.completed != after.completed
     ctx["piles_changed"] = (before.reserves, before.cells) != (
         state.view.reserves,
         state.view.cells,
@@ -287,6 +290,21 @@ def step_action(
         return services.act(db, player, game_id, (kind,), expected, with_change=True)
 
     return _after_action(request, db, player, csrf_token, game_id, kind, step)
+
+
+@router.get("/games/{game_id}/move")
+@router.get("/games/{game_id}/deal")
+@router.get("/games/{game_id}/undo")
+@router.get("/games/{game_id}/redo")
+@router.get("/games/{game_id}/winnable")
+@router.get("/games/{game_id}/solver-hint")
+def back_to_the_game(request: Request, game_id: str) -> Response:
+    """A card picks itself up with a relative link (``?select=3-5``: an htmx answer re-sends
+    whole columns, so a card's markup is kept short). A board shown at an action's address
+    (a refusal or the solver's answer without JavaScript) resolves it here: back to the game,
+    the query kept."""
+    query = request.url.query
+    return see_other(f"/games/{quote(game_id, safe='')}" + (f"?{query}" if query else ""))
 
 
 @router.post("/games/{game_id}/restart", response_class=HTMLResponse)

@@ -73,19 +73,8 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
-def _card_pictures() -> tuple[dict[str, Markup], Markup]:
-    """Every card face (by code) and the back, rendered once from partials/cards.html: the
-    board's columns look them up instead of calling a macro 52 times a page."""
-    cards = templates.env.get_template("partials/cards.html").module
-    faces = {r + s: Markup(cards.face(r + s)) for r in "A23456789TJQK" for s in "SHDC"}  # type: ignore[attr-defined]
-    return faces, Markup(cards.back())  # type: ignore[attr-defined]
-
-
-templates.env.globals["card_faces"], templates.env.globals["card_back"] = _card_pictures()
-
-
 _COLUMNS: dict[tuple[Any, ...], Markup] = {}
-_COLUMNS_KEPT = 2048  # ~3 KB each; emptied when full
+_COLUMNS_KEPT = 2048  # ~1.5 KB each; emptied when full
 
 
 def column_html(col: Any, b: Any) -> Markup:
@@ -104,6 +93,12 @@ def column_html(col: Any, b: Any) -> Markup:
 
 
 templates.env.globals["column_html"] = column_html
+
+# The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
+# on every page), rendered once here rather than looped over on every page.
+templates.env.globals["sprite"] = Markup(
+    templates.env.get_template("partials/sprite.html").render()
+)
 
 
 # -- requests and responses ------------------------------------------------------------------
