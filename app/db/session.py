@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import select
 from collections.abc import MutableMapping
+from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
@@ -108,6 +109,12 @@ def begin_write(db: Session) -> None:
     if db.in_transaction():
         db.rollback()
     db.connection(execution_options={WRITE_OPTION: True})
+
+
+@lru_cache(maxsize=8)
+def write_engine(engine: Engine) -> Engine:
+    """``engine`` whose connections begin write transactions (its listeners and pool)."""
+    return engine.execution_options(**{WRITE_OPTION: True})
 
 
 _engine: Engine | None = None

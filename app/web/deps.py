@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated
@@ -31,7 +32,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
-from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection, cookie_parser
 from starlette.types import Message, Receive, Scope
 
@@ -166,21 +166,32 @@ def identify(scope: Scope, cookie_header: str | None, settings: Settings) -> Ide
     return Identity(player_id, is_new, token, new_cookie)
 
 
+CSRF_HEADERS = frozenset({b"sec-fetch-site", b"origin", b"x-csrf-token", b"content-type"})
+
+
 async def check_unsafe(
-    scope: Scope, receive: Receive, identity: Identity, settings: Settings
+    scope: Scope,
+    receive: Receive,
+    identity: Identity,
+    settings: Settings,
+    headers: Mapping[bytes, bytes],
 ) -> tuple[str | None, Receive]:
     """CSRF for a POST, PUT, PATCH or DELETE: (the refusal, or None; the ``receive`` that
-    replays a form body read for its token)."""
-    conn = HTTPConnection(scope)
-    headers = conn.headers
-    if headers.get("sec-fetch-site", "").lower() == "cross-site":
+    replays a form body read for its token). ``headers``: the first value of each of the
+    request's ``CSRF_HEADERS`` (at least; read in one pass by ``app.web.front``)."""
+
+    def header(name: bytes) -> str | None:
+        value = headers.get(name)
+        return None if value is None else value.decode("latin-1")
+
+    if (header(b"sec-fetch-site") or "").lower() == "cross-site":
         return "Requests from other sites are refused.", receive
-    origin = headers.get("origin")
-    if origin is not None and not _same_origin(conn, origin, settings):
+    origin = header(b"origin")
+    if origin is not None and not _same_origin(HTTPConnection(scope), origin, settings):
         return "Requests from other sites are refused.", receive
-    token = headers.get(CSRF_HEADER)
+    token = header(b"x-csrf-token")
     if token is None:
-        token, receive = await _form_token(scope, receive, headers)
+        token, receive = await _form_token(scope, receive, header(b"content-type") or "")
     if not token_matches(identity.csrf_token, token):
         return (
             "This request could not be verified: its security token (CSRF token) is "
@@ -209,10 +220,11 @@ async def _disconnected() -> Message:
 
 
 async def _form_token(
-    scope: Scope, receive: Receive, headers: Headers
+    scope: Scope, receive: Receive, content_type: str
 ) -> tuple[str | None, Receive]:
-    """Read the ``csrf_token`` field of a form body; the body is replayed to the app."""
-    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    """Read the ``csrf_token`` field of a form body (``content_type``: the request's); the
+    body is replayed to the app."""
+    content_type = content_type.split(";")[0].strip().lower()
     if content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
         return None, receive
     chunks: list[bytes] = []

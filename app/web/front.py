@@ -38,7 +38,7 @@ from app.db.session import close_request_sessions
 from app.services.clients import current_address, keyed_address
 from app.web.asgi import json_detail_reply
 from app.web.body_limit import BodyGuard, declared_too_large, refuse
-from app.web.deps import UNSAFE_METHODS, check_unsafe, identify
+from app.web.deps import CSRF_HEADERS, UNSAFE_METHODS, check_unsafe, identify
 from app.web.ops import OPS_PATHS, answer_ops, route_template
 from app.web.security import SECURITY_HEADERS, scope_client_address
 
@@ -47,7 +47,7 @@ access_log = logging.getLogger("scorpion.access")
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 _EVENT_STREAM = b"text/event-stream"
-_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length"})
+_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length"}) | CSRF_HEADERS
 Headers = Sequence[tuple[bytes, bytes]]
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
 
@@ -216,7 +216,9 @@ class FrontMiddleware:
 
             receive_app: Receive = guard.receive
             if scope["method"] in UNSAFE_METHODS:
-                refusal, receive_app = await check_unsafe(scope, receive_app, identity, settings)
+                refusal, receive_app = await check_unsafe(
+                    scope, receive_app, identity, settings, found
+                )
                 if refusal is not None:
                     for message in json_detail_reply(403, refusal):
                         await send_app(message)  # (with the new player's cookie)
