@@ -43,11 +43,9 @@ _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # An action's three statements, on the driver's cursor (``app.db.fast``).
 _GAME_COLUMNS = ", ".join(c.name for c in _GAMES.columns)
-_SELECT_FOR_ACTION = Fast(
-    f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid",
-    postgres=f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid FOR UPDATE",
-    columns=list(_GAMES.columns),
-)
+_SELECT = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid"
+SELECT_GAME = Fast(_SELECT, columns=list(_GAMES.columns))  # (the play page's read)
+_SELECT_FOR_ACTION = Fast(_SELECT, postgres=_SELECT + " FOR UPDATE", columns=list(_GAMES.columns))
 _ACTION_COLUMNS: tuple[str, ...] = ("game_id", "player_id", "seq", "kind", "from_column")
 _ACTION_COLUMNS += ("from_index", "to_column", "from_pile", "to_pile", "created_at")
 _INSERT_ACTION = Fast(

@@ -32,44 +32,37 @@ move and deal performed (undo and redo add nothing); ``moves`` stays the engine'
 
 from __future__ import annotations
 
-from typing import cast
+from types import SimpleNamespace
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import observability
+from app.db.fast import Cursor
 from app.db.models import GameRow, MoveLog, PlayerSettings
 from app.engine import Action, Game
 
-from .actions import act
-from .common import ensure_player, read_tx
+from .actions import SELECT_GAME, act
+from .common import ensure_player, read_connection, read_tx
 from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
 from .ratelimit import counted_tx, rate_limits_on
 from .types import GameState, Hints
 
-_GAMES = cast(Table, GameRow.__table__)
-# The play page's read, a Core statement built once (statement construction costs more
-# than SQLite).
-_SELECT_GAME = select(_GAMES).where(
-    _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
-)
-
-
 # -- reading ---------------------------------------------------------------------------------
 
 
 def get_game(db: Session, player_id: str, game_id: str) -> GameState:
     """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
-    a Core statement built once (the play page's hot path)."""
+    on the driver's cursor of a Core connection (the play page's hot path)."""
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    with read_tx(db):
-        row = db.execute(_SELECT_GAME, {"gid": game_id, "pid": player_id}).one_or_none()
-        if row is None:
-            raise NotFound()
-        return game_state(row)
+    with read_connection(db) as conn:
+        found = Cursor(conn).one_or_none(SELECT_GAME, {"gid": game_id, "pid": player_id})
+    if found is None:
+        raise NotFound()
+    return game_state(SimpleNamespace(**found))
 
 
 @observability.count_action("hint")

@@ -33,14 +33,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.fast import Cursor, Fast
 from app.db.session import begin_write, write_engine
-from app.services.common import create_player_row, write_tx
+from app.services.common import create_player_row, engine_of, write_tx
 from app.services.errors import RateLimited, ServiceError
 from app.services.windows import retry_after, window_start, window_upsert
 
@@ -162,8 +162,7 @@ def counted_connection(db: Session, player_id: str) -> Iterator[tuple[Connection
     the connection and whether the player has a row; committed, or rolled back, the same."""
     if db.in_transaction():
         db.rollback()
-    bind = db.bind or db.get_bind()
-    with write_engine(bind if isinstance(bind, Engine) else bind.engine).connect() as conn:
+    with write_engine(engine_of(db)).connect() as conn:
         conn.begin()
         with _counted(conn, player_id, "actions") as known:
             yield conn, known
