@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app import services
@@ -41,6 +42,7 @@ from app.web.rendering import (
     board_context,
     conflict_page,
     error_page,
+    form_of,
     int_or_none,
     is_htmx,
     not_found,
@@ -228,21 +230,29 @@ def _after_action(
     return render(request, "play.html", ctx, block="update")
 
 
+class MoveForm(BaseModel):
+    from_column: str | None = None
+    from_index: str | None = None
+    to_column: str | None = None
+    version: str | None = None
+    from_pile: Annotated[str | None, Field(max_length=8)] = None
+    to_cell: str | None = None
+
+
+class VersionForm(BaseModel):
+    version: str | None = None
+
+
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)
 def move(
-    page: Page,
-    game_id: str,
-    from_column: Annotated[str | None, Form()] = None,
-    from_index: Annotated[str | None, Form()] = None,
-    to_column: Annotated[str | None, Form()] = None,
-    version: Annotated[str | None, Form()] = None,
-    from_pile: Annotated[str | None, Form(max_length=8)] = None,
-    to_cell: Annotated[str | None, Form()] = None,
+    page: Page, game_id: str, form: Annotated[MoveForm, Depends(form_of(MoveForm))]
 ) -> Response:
     """A move: ``from_column``/``from_index`` (with ``from_pile`` "reserve" or "cell": that
     pile's number, index 0) to the column ``to_column`` or the free cell ``to_cell``."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
-    a, i, b = int_or_none(from_column), int_or_none(from_index), int_or_none(to_column)
+    from_pile, to_cell, version = form.from_pile, form.to_cell, form.version
+    a, i = int_or_none(form.from_column), int_or_none(form.from_index)
+    b = int_or_none(form.to_column)
     fp = from_pile if from_pile in ("reserve", "cell") else "column"
     tp = "column"
     if to_cell is not None and to_cell.strip():
@@ -279,12 +289,12 @@ def move(
 @router.post("/games/{game_id}/undo", response_class=HTMLResponse)
 @router.post("/games/{game_id}/redo", response_class=HTMLResponse)
 def step_action(
-    page: Page, game_id: str, version: Annotated[str | None, Form()] = None
+    page: Page, game_id: str, form: Annotated[VersionForm, Depends(form_of(VersionForm))]
 ) -> Response:
     """The deal, undo or redo (the last part of the path names it)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     kind = request.url.path.rsplit("/", 1)[-1]
-    expected = int_or_none(version)
+    expected = int_or_none(form.version)
 
     def step() -> GameState:
         return services.act(db, player, game_id, (kind,), expected, with_change=True)
