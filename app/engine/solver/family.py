@@ -55,6 +55,7 @@ import time
 from ..cards import KING, is_red
 from ..game import Action, Game
 from ..variants import Variant
+from .proof import family_dead_reason
 from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
@@ -125,6 +126,11 @@ class _Family:
         self.must_leave = (
             v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
         )
+        # The family's own proof (``proof.py``), checked during the search where it can fire:
+        # with free cells every card may leave for a cell, so there it is tried at the start only.
+        self.prove = not v.cells
+        self.check_all = False
+        self.join_checks = True
         self.dead_checks = 0
         self.dead_cuts = 0
         self.path: list[Action] = []
@@ -346,7 +352,9 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)  # a position proved lost is remembered as explored, too
-                if self.must_leave and kind != _TO_CELL and self._needs_check(b, base):
+                if self.prove and (
+                    self.check_all or (kind != _TO_CELL and self._needs_proof(kind, b, base))
+                ):
                     self.dead_checks += 1
                     if self.dead_reason():
                         self.dead_cuts += 1
@@ -365,12 +373,34 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)
+                if self.prove:
+                    self.dead_checks += 1
+                    if self.dead_reason():
+                        self.dead_cuts += 1
+                        self.undo_deal(rec)
+                        return False
                 path.append(("deal",))
                 if self.dfs():
                     return True
                 path.pop()
             self.undo_deal(rec)
         return False
+
+    def _needs_proof(self, kind: int, b: int, base: int) -> bool:
+        """True when the step that laid cards from index ``base`` on column ``b`` may have
+        made a new constraint of ``proof.py``: a card laid above one of its parents, a King
+        filling the last empty column, or (``join_checks``) a card laid on a parent another
+        card might want (skipping a check only misses a proof)."""
+        col = self.cols[b]
+        below = col[:base]
+        parents = self.parents
+        for g in col[base:]:
+            for p in parents[g]:
+                if p in below:
+                    return True
+        if base == 0:
+            return all(self.cols)
+        return self.join_checks
 
     def _needs_check(self, b: int, base: int) -> bool:
         """True when the step that laid cards from index ``base`` on column ``b`` may have
@@ -388,7 +418,19 @@ class _Family:
         cells: Three Blind Mice). Reserve cards are passed as cards whose place is unknown (as
         the stock's are): their constraints are dropped, which can only miss a proof."""
         reserve = [c for c in self.reserve if c >= 0]
-        return dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+        if self.must_leave:
+            reason = dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+            if reason:
+                return reason
+        return family_dead_reason(
+            self.cols,
+            self.hidden,
+            self.reserve + self.cells,
+            self.stock,
+            self.parents,
+            self.children,
+            bool(self.cells),
+        )
 
     def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:
         if kind == _TO_CELL:
@@ -412,12 +454,13 @@ def solve_family(
     ``prune=False`` switches the "must leave first" proof off (plain exhaustive search)."""
     s = _Family(game)
     s.must_leave = s.must_leave and prune
+    s.prove = s.prove and prune
     return run_search(
         s,
         max_seconds,
         max_nodes,
         won=s.done == s.runs_needed,
-        prove=s.must_leave,
+        prove=prune,
         stats=lambda: _stats(s),
     )
 

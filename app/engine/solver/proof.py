@@ -1,0 +1,222 @@
+"""A "must leave first" proof of loss for every variant of the family. Pure, no I/O.
+
+``search.py``'s ``dead_reason_of`` proves a plain position lost when some card can never join
+its successor. Its premises (one deck, same-suit building, no cell: a card lands only on its
+one successor, leaves its place only by joining it) fail in the other variants; this module
+proves the same kind of loss from weaker premises that hold in all of them, on the *card
+instances* of the position (a card at a place: a column index, a reserve slot, a cell; the
+identical cards of two or three decks are distinct instances, each real).
+
+Words: a card's *place* is what it lies directly on (the card under it, or the bottom of its
+column), or its reserve slot or cell. What a card lies on changes only when that card itself is
+picked up (as a group's leading card, or alone into a cell) or leaves with a completed run: a
+card carried along keeps its place. A card lying on one of its *parents* (the cards it may land
+on: the next higher card of its suit, or of the other colour in alternate colours, in every
+deck) is *joined*. A non-King card removed in a run takes the card under it along (the run is
+thirteen cards from a King up), so only a King's leaving by a run exposes the card under it.
+
+Events, each "for the first time": L[x] card x leaves its place (picked up, or for a King also
+removed with its run); J[x] x is laid on a parent other than the one it lies on; P[x, p] x is
+laid on the parent instance p; C[x] x goes into a cell; M[x] the King x goes into an empty
+column; R[x] the King x leaves with its run; E some column is empty. Each event needs every
+one of its clauses to have happened first, a clause being met by any one of its events
+(``J`` and ``L`` are only "one of": they happen together with the alternative that makes
+them, never in a cycle). Sound necessary conditions:
+
+- P[x, p]: a face-down x needs the card on it to leave; the card now on p must leave (nothing
+  else can uncover p; p may move meanwhile, the card on it moves along); if p lies above x in
+  one column, one of the cards from just above x up to p must leave (else p stays above x in
+  the pile x would carry); a reserve or cell p must leave it first (nothing lands on a reserve
+  or cell card). A parent in the stock is of unknown place: x may join it (unconstrained).
+- L[x], x not a King: J[x] or (variants with cells) C[x]. A joined card may leave for another
+  parent (alternate colours, other decks) or a cell; in a one-deck same-suit game it never does.
+- L[x], x a King: M[x] (needs E, and the card on a face-down x to leave), C[x], or R[x] (needs
+  x face up: the card on a face-down x to leave; and a child to be laid on x, unless one lies
+  on it already or a child is in the stock).
+- C[x]: the card now on x must leave (a cell takes a column's exposed card alone). The cells'
+  availability is left unconstrained.
+- E: when no column is empty, some column's deepest card must leave.
+- Required for a win (every card leaves the table in a run): every non-joined non-King
+  instance joins a parent (J), every face-down card's cover leaves, every reserve, cell and
+  tableau King instance leaves its place (L).
+
+The events that can ever happen are the least fixpoint; a required event outside it proves the
+position lost. Stock cards are left unconstrained (their places are unknown), and the deal only
+lays cards on columns' open ends: it adds constraints this proof ignores, never removes any.
+Whatever is not constrained here may happen at any time, so the proof can only miss a loss,
+never make a wrong one (``tests/engine/test_solver_family.py`` compares it with brute force).
+"""
+
+from __future__ import annotations
+
+from ..cards import KING, code
+
+Parents = tuple[tuple[int, ...], ...]
+
+
+def family_dead_reason(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+    cells: bool,
+) -> str:
+    """Prove a position lost (see the module docstring); "" when no proof is found.
+
+    ``cols``: logical cards (0-51), deepest first; ``slots``: the cards of the reserves and
+    cells (logical, -1 for an empty slot): they only leave, onto a parent or (a King) into an
+    empty column; ``stock``: logical cards still to deal; ``parents``/``children``: the
+    variant's landing table by logical card; ``cells``: the variant has free cells (any exposed
+    card may go to one).
+    """
+    # -- the instances: tableau cards first, then the reserve and cell cards ------------------
+    card_of: list[int] = []
+    col_of: list[int] = []
+    idx_of: list[int] = []
+    where: list[list[int]] = [[] for _ in range(52)]
+    first_of: list[int] = []  # first instance id of each column
+    for ci, col in enumerate(cols):
+        first_of.append(len(card_of))
+        for k, x in enumerate(col):
+            where[x].append(len(card_of))
+            card_of.append(x)
+            col_of.append(ci)
+            idx_of.append(k)
+    n_tab = len(card_of)
+    for x in slots:
+        if x >= 0:
+            where[x].append(len(card_of))
+            card_of.append(x)
+            col_of.append(-1)
+            idx_of.append(-1)
+    n = len(card_of)
+    in_stock = [False] * 52
+    for x in stock:
+        in_stock[x] = True
+
+    # events: L[i] = i, J[i] = n + i, E = 2n; more are made as needed
+    e_ev = 2 * n
+    n_ev = 2 * n + 1
+    clauses: list[list[int]] = []
+    owner: list[int] = []
+
+    def new() -> int:
+        nonlocal n_ev
+        n_ev += 1
+        return n_ev - 1
+
+    def add(ev: int, alts: list[int]) -> None:
+        clauses.append(alts)
+        owner.append(ev)
+
+    def cell(i: int, above: int) -> int:
+        """The event C[i]: tableau instance i goes into a cell (the card on it leaves first)."""
+        c = new()
+        if above >= 0:
+            add(c, [above])
+        return c
+
+    def on(i: int) -> int:
+        """The instance lying directly on tableau instance i, or -1."""
+        if i >= n_tab:
+            return -1
+        j = i + 1
+        return j if j < n_tab and col_of[j] == col_of[i] else -1
+
+    required: list[int] = []
+    pair: dict[tuple[int, int], int] = {}
+    for i in range(n):
+        x = card_of[i]
+        tab = i < n_tab
+        above = on(i)
+        fd = tab and idx_of[i] < hidden[col_of[i]]
+        if fd and above >= 0:
+            required.append(above)
+        if not tab:
+            required.append(i)
+        if x % 13 == KING:
+            if tab:
+                required.append(i)
+            continue
+        under = i - 1 if tab and idx_of[i] > 0 else -1
+        joined = under >= 0 and card_of[under] in parents[x]
+        jx = n + i
+        if not joined:
+            required.append(jx)
+        if fd and above >= 0:
+            add(jx, [above])
+        alts: list[int] = []
+        if any(in_stock[p] for p in parents[x]):
+            alts.append(new())  # a parent of unknown place: x may join it at any time
+        for p in parents[x]:
+            for j in where[p]:
+                if j == under:
+                    continue
+                ev = new()
+                pair[(i, j)] = ev
+                alts.append(ev)
+                if j >= n_tab:
+                    add(ev, [j])  # a reserve or cell card must leave it first
+                    continue
+                oj = on(j)
+                if oj >= 0:
+                    add(ev, [oj])
+                if tab and col_of[j] == col_of[i] and idx_of[j] > idx_of[i]:
+                    add(ev, list(range(i + 1, j + 1)))
+        add(jx, alts)
+        add(i, [jx, cell(i, above)] if cells and tab else [jx])
+    # Kings: into an empty column, into a cell, or away with their run
+    for i in range(n):
+        x = card_of[i]
+        if x % 13 != KING:
+            continue
+        if i >= n_tab:
+            add(i, [e_ev])
+            continue
+        above = on(i)
+        fd = idx_of[i] < hidden[col_of[i]]
+        m = new()
+        add(m, [e_ev])
+        r = new()
+        if fd and above >= 0:
+            add(m, [above])
+            add(r, [above])
+        if not (above >= 0 and card_of[above] in children[x]) and not any(
+            in_stock[q] for q in children[x]
+        ):
+            add(r, [pair[(q, i)] for qc in children[x] for q in where[qc] if (q, i) in pair])
+        alts = [m, r]
+        if cells:
+            alts.append(cell(i, above))
+        add(i, alts)
+    if all(cols):
+        add(e_ev, [first_of[ci] for ci in range(len(cols))])
+
+    # -- the least fixpoint ------------------------------------------------------------------
+    need = [0] * n_ev
+    watch: list[list[int]] = [[] for _ in range(n_ev)]
+    for ci2, alts in enumerate(clauses):
+        need[owner[ci2]] += 1
+        for ev in alts:
+            watch[ev].append(ci2)
+    ok = [need[ev] == 0 for ev in range(n_ev)]
+    queue = [ev for ev in range(n_ev) if ok[ev]]
+    sat = [False] * len(clauses)
+    while queue:
+        ev = queue.pop()
+        for ci2 in watch[ev]:
+            if not sat[ci2]:
+                sat[ci2] = True
+                o = owner[ci2]
+                need[o] -= 1
+                if need[o] == 0 and not ok[o]:
+                    ok[o] = True
+                    queue.append(o)
+    for ev in required:
+        if not ok[ev]:
+            if ev >= n:
+                return f"{code(card_of[ev - n])} can never join a card it fits on"
+            return f"{code(card_of[ev])} can never leave its place"
+    return ""
