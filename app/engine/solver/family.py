@@ -36,15 +36,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   reserve slots (keys hold them as multisets); a whole column moved into an empty column only
   renames the column, and is tried only while the stock holds cards and one of the two columns
   is reached by the deal.
-- The "must leave first" proof of ``search.py`` (``dead_reason_of``) also prunes, only where its
-  premises hold: one deck, same-suit building, no free cell, empty columns for Kings only (of
-  the variants here: Three Blind Mice). There a card still lands only on its same-suit
-  successor and leaves its place only by joining it (a King only into an empty column or with
-  its run); a reserve card only ever *arrives* on the tableau, so reserve cards are passed as
-  cards of unknown place, like stock cards: their constraints are dropped, which can only miss a
-  proof, never make a wrong one. Alternate colours (two possible successors), second decks (two
-  copies of the successor) and cells (a card may leave for a cell) break the premises, so the
-  other variants prove a loss only by exhausting the positions.
+- A position proved lost by ``proof.py`` (a "must leave first" proof that holds in every
+  variant: alternate colours, several decks, reserves, cells) is not expanded. In Three Blind
+  Mice (one deck, same suit, no cell) ``search.py``'s stronger ``dead_reason_of`` is tried
+  first, reserve cards passed as cards of unknown place. The proofs run at the start, after a
+  deal and after a step onto a card or into the last empty column (no other step can add one
+  of their constraints; skipping a check only misses a proof).
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 """
 
@@ -120,17 +117,13 @@ class _Family:
         self.done = len(game.completed)
         self.colkey: list[bytes] = [self._colkey(c) for c in range(self.ncols)]
         self.seen: set[bytes] = set()
-        # The "must leave first" proof of loss holds where a card lands only on its same-suit
-        # successor and leaves its place only by joining it (or a King into an empty column):
-        # one deck, same suit, no cell, an empty column for Kings only. Reserves only give cards.
+        # search.py's proof holds with one deck, same suit, no cell, empty columns for Kings
         self.must_leave = (
             v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
         )
-        # The family's own proof (``proof.py``), checked during the search where it can fire:
-        # with free cells every card may leave for a cell, so there it is tried at the start only.
+        # proof.py's, checked during the search where it can fire: with free cells every card
+        # may leave for a cell, so there it is tried at the start only
         self.prove = not v.cells
-        self.check_all = False
-        self.join_checks = True
         self.dead_checks = 0
         self.dead_cuts = 0
         self.path: list[Action] = []
@@ -335,7 +328,7 @@ class _Family:
     def dfs(self) -> bool:
         """Search from the current position (its key already seen); True on a win."""
         self.nodes += 1
-        if not self.nodes & 1023 and (
+        if not self.nodes & 63 and (
             self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
         ):
             raise OutOfBudget
@@ -352,10 +345,12 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)  # a position proved lost is remembered as explored, too
-                if self.prove and (
-                    self.check_all or (kind != _TO_CELL and self._needs_proof(kind, b, base))
-                ):
+                # A step onto a card may add a constraint, a King into an empty column only when
+                # it fills the last one; a step into a cell only frees its column's cards.
+                if self.prove and kind != _TO_CELL and (base or all(self.cols)):
                     self.dead_checks += 1
+                    if not self.dead_checks & 15 and time.perf_counter() >= self.deadline:
+                        raise OutOfBudget  # a proof costs more than a node: watch the clock
                     if self.dead_reason():
                         self.dead_cuts += 1
                         self._undo(kind, a, b, card, saved)
@@ -386,37 +381,9 @@ class _Family:
             self.undo_deal(rec)
         return False
 
-    def _needs_proof(self, kind: int, b: int, base: int) -> bool:
-        """True when the step that laid cards from index ``base`` on column ``b`` may have
-        made a new constraint of ``proof.py``: a card laid above one of its parents, a King
-        filling the last empty column, or (``join_checks``) a card laid on a parent another
-        card might want (skipping a check only misses a proof)."""
-        col = self.cols[b]
-        below = col[:base]
-        parents = self.parents
-        for g in col[base:]:
-            for p in parents[g]:
-                if p in below:
-                    return True
-        if base == 0:
-            return all(self.cols)
-        return self.join_checks
-
-    def _needs_check(self, b: int, base: int) -> bool:
-        """True when the step that laid cards from index ``base`` on column ``b`` may have
-        made a new "must leave first" constraint: a card laid above its own predecessor, or a
-        King filling the last empty column (skipping a check only misses a proof)."""
-        col = self.cols[b]
-        below = col[:base]
-        for g in col[base:]:
-            if g % 13 and g - 1 in below:
-                return True
-        return base == 0 and all(self.cols)
-
     def dead_reason(self) -> str:
-        """The "must leave first" proof of ``search.py`` (same-suit, one-deck variants without
-        cells: Three Blind Mice). Reserve cards are passed as cards whose place is unknown (as
-        the stock's are): their constraints are dropped, which can only miss a proof."""
+        """Why the position is lost ("" if no proof is found): ``search.py``'s proof where it
+        holds (reserve cards passed as of unknown place), then ``proof.py``'s."""
         reserve = [c for c in self.reserve if c >= 0]
         if self.must_leave:
             reason = dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)

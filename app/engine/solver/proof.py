@@ -21,7 +21,8 @@ laid on the parent instance p; C[x] x goes into a cell; M[x] the King x goes int
 column; R[x] the King x leaves with its run; E some column is empty. Each event needs every
 one of its clauses to have happened first, a clause being met by any one of its events
 (``J`` and ``L`` are only "one of": they happen together with the alternative that makes
-them, never in a cycle). Sound necessary conditions:
+them, never in a cycle). A P[x, p] that needs one event only is that event in J's clause; one
+that needs nothing, or a parent in the stock, leaves J[x] unconstrained. Sound necessary conditions:
 
 - P[x, p]: a face-down x needs the card on it to leave; the card now on p must leave (nothing
   else can uncover p; p may move meanwhile, the card on it moves along); if p lies above x in
@@ -31,8 +32,7 @@ them, never in a cycle). Sound necessary conditions:
 - L[x], x not a King: J[x] or (variants with cells) C[x]. A joined card may leave for another
   parent (alternate colours, other decks) or a cell; in a one-deck same-suit game it never does.
 - L[x], x a King: M[x] (needs E, and the card on a face-down x to leave), C[x], or R[x] (needs
-  x face up: the card on a face-down x to leave; and a child to be laid on x, unless one lies
-  on it already or a child is in the stock).
+  a child laid on x, so the card now on x to leave, unless it is a child and x is face up).
 - C[x]: the card now on x must leave (a cell takes a column's exposed card alone). The cells'
   availability is left unconstrained.
 - E: when no column is empty, some column's deepest card must leave.
@@ -96,103 +96,81 @@ def family_dead_reason(
     for x in stock:
         in_stock[x] = True
 
-    # events: L[i] = i, J[i] = n + i, E = 2n; more are made as needed
+    # events: L[i] = i, J[i] = n + i, E = 2n, then the P[x, p] that need two clauses
     e_ev = 2 * n
     n_ev = 2 * n + 1
-    clauses: list[list[int]] = []
-    owner: list[int] = []
-
-    def new() -> int:
-        nonlocal n_ev
-        n_ev += 1
-        return n_ev - 1
-
-    def add(ev: int, alts: list[int]) -> None:
-        clauses.append(alts)
-        owner.append(ev)
-
-    def cell(i: int, above: int) -> int:
-        """The event C[i]: tableau instance i goes into a cell (the card on it leaves first)."""
-        c = new()
-        if above >= 0:
-            add(c, [above])
-        return c
-
-    def on(i: int) -> int:
-        """The instance lying directly on tableau instance i, or -1."""
-        if i >= n_tab:
-            return -1
-        j = i + 1
-        return j if j < n_tab and col_of[j] == col_of[i] else -1
-
+    owner: list[int] = []  # clause -> the event it constrains
+    clauses: list[list[int]] = []  # clause -> the events any one of which meets it
     required: list[int] = []
-    pair: dict[tuple[int, int], int] = {}
     for i in range(n):
         x = card_of[i]
         tab = i < n_tab
-        above = on(i)
+        above = i + 1 if tab and i + 1 < n_tab and col_of[i + 1] == col_of[i] else -1
         fd = tab and idx_of[i] < hidden[col_of[i]]
-        if fd and above >= 0:
-            required.append(above)
-        if not tab:
-            required.append(i)
+        if fd:
+            required.append(above)  # a face-down card always has a card on it
         if x % 13 == KING:
-            if tab:
-                required.append(i)
+            required.append(i)
+            if not tab:
+                owner.append(i)
+                clauses.append([e_ev])  # M[x] only
+            elif above >= 0 and (fd or card_of[above] not in children[x]):
+                # M[x] needs E (and, face down, the cover to leave); C[x] and R[x] the cover
+                owner.append(i)
+                clauses.append([above] if fd else [above, e_ev])
+            # else R[x] (nothing on x, or a child on the face-up x) is unconstrained
             continue
         under = i - 1 if tab and idx_of[i] > 0 else -1
-        joined = under >= 0 and card_of[under] in parents[x]
         jx = n + i
-        if not joined:
-            required.append(jx)
-        if fd and above >= 0:
-            add(jx, [above])
+        if not tab:
+            required.append(i)
+        if not (under >= 0 and card_of[under] in parents[x]):
+            required.append(jx)  # not joined: must join a parent
+        if fd:
+            owner.append(jx)
+            clauses.append([above])
+        # L[x]: J[x], or C[x] (needs the cover to leave; free on the open end)
+        if not (cells and tab and above < 0):
+            owner.append(i)
+            clauses.append([jx, above] if cells and tab and above >= 0 else [jx])
+        # J[x]: one of the P[x, p]; an unconstrained one (or a parent in the stock) frees it
         alts: list[int] = []
-        if any(in_stock[p] for p in parents[x]):
-            alts.append(new())  # a parent of unknown place: x may join it at any time
+        free = False
         for p in parents[x]:
+            if in_stock[p]:
+                free = True
+                break
             for j in where[p]:
                 if j == under:
                     continue
-                ev = new()
-                pair[(i, j)] = ev
-                alts.append(ev)
                 if j >= n_tab:
-                    add(ev, [j])  # a reserve or cell card must leave it first
+                    alts.append(j)  # a reserve or cell card must leave it first
                     continue
-                oj = on(j)
-                if oj >= 0:
-                    add(ev, [oj])
-                if tab and col_of[j] == col_of[i] and idx_of[j] > idx_of[i]:
-                    add(ev, list(range(i + 1, j + 1)))
-        add(jx, alts)
-        add(i, [jx, cell(i, above)] if cells and tab else [jx])
-    # Kings: into an empty column, into a cell, or away with their run
-    for i in range(n):
-        x = card_of[i]
-        if x % 13 != KING:
-            continue
-        if i >= n_tab:
-            add(i, [e_ev])
-            continue
-        above = on(i)
-        fd = idx_of[i] < hidden[col_of[i]]
-        m = new()
-        add(m, [e_ev])
-        r = new()
-        if fd and above >= 0:
-            add(m, [above])
-            add(r, [above])
-        if not (above >= 0 and card_of[above] in children[x]) and not any(
-            in_stock[q] for q in children[x]
-        ):
-            add(r, [pair[(q, i)] for qc in children[x] for q in where[qc] if (q, i) in pair])
-        alts = [m, r]
-        if cells:
-            alts.append(cell(i, above))
-        add(i, alts)
+                oj = j + 1 if j + 1 < n_tab and col_of[j + 1] == col_of[j] else -1
+                if tab and col_of[j] == col_of[i] and j > i:
+                    if oj < 0:
+                        alts.extend(range(i + 1, j + 1))
+                        continue
+                    ev = n_ev
+                    n_ev += 1
+                    owner.append(ev)
+                    clauses.append([oj])
+                    owner.append(ev)
+                    clauses.append(list(range(i + 1, j + 1)))
+                    alts.append(ev)
+                elif oj < 0:
+                    free = True
+                    break
+                else:
+                    alts.append(oj)
+            if free:
+                break
+        if not free:
+            owner.append(jx)
+            clauses.append(alts)
     if all(cols):
-        add(e_ev, [first_of[ci] for ci in range(len(cols))])
+        owner.append(e_ev)
+        clauses.append([first_of[ci] for ci in range(len(cols))])
 
     # -- the least fixpoint ------------------------------------------------------------------
     need = [0] * n_ev
