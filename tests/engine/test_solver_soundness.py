@@ -238,6 +238,9 @@ PINS = [
     # free cells: any exposed card may leave for a cell
     ("a card leaves for a cell", "scorpion-head", 0, False, 0.3),
     ("a card leaves for a cell", "scorpion-head", 2, False, 0.3),
+    # every cell full: a cell frees when one of its cards leaves
+    ("a cell frees when its card leaves", "how-they-run", 12, False, 0.3),
+    ("a cell frees when its card leaves", "how-they-run", 16, False, 0.3),
     # a parent still in the stock is of unknown place
     ("a parent in the stock", "scorpion-tail", 1, False, 0.3),
     ("a parent in the stock", "scorpion-tail", 5, False, 0.3),

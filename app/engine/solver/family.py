@@ -121,9 +121,7 @@ class _Family:
         self.must_leave = (
             v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
         )
-        # proof.py's, checked during the search where it can fire: with free cells every card
-        # may leave for a cell, so there it is tried at the start only
-        self.prove = not v.cells
+        self.prove = True  # proof.py's (see ``_worth_proving``)
         self.dead_checks = 0
         self.dead_cuts = 0
         self.path: list[Action] = []
@@ -345,9 +343,7 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)  # a position proved lost is remembered as explored, too
-                # A step onto a card may add a constraint, a King into an empty column only when
-                # it fills the last one; a step into a cell only frees its column's cards.
-                if self.prove and kind != _TO_CELL and (base or all(self.cols)):
+                if self.prove and self._worth_proving(kind, base):
                     self.dead_checks += 1
                     if not self.dead_checks & 15 and time.perf_counter() >= self.deadline:
                         raise OutOfBudget  # a proof costs more than a node: watch the clock
@@ -381,6 +377,15 @@ class _Family:
             self.undo_deal(rec)
         return False
 
+    def _worth_proving(self, kind: int, base: int) -> bool:
+        """May the step just made have added a constraint of the proofs? A step onto a card
+        may; a King into an empty column only when it fills the last one. With free cells any
+        exposed card may leave for one once a cell is empty, and the proof seldom fires: there
+        it is tried at the start only (skipping a check only misses a proof)."""
+        if self.cells:
+            return False  # measured: many checks, few cuts; tried at the start and no more
+        return bool(base) or all(self.cols)
+
     def dead_reason(self) -> str:
         """Why the position is lost ("" if no proof is found): ``search.py``'s proof where it
         holds (reserve cards passed as of unknown place), then ``proof.py``'s."""
@@ -396,7 +401,7 @@ class _Family:
             self.stock,
             self.parents,
             self.children,
-            bool(self.cells),
+            len(self.cells),
         )
 
     def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:

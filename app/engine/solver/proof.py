@@ -33,8 +33,9 @@ that needs nothing, or a parent in the stock, leaves J[x] unconstrained. Sound n
   parent (alternate colours, other decks) or a cell; in a one-deck same-suit game it never does.
 - L[x], x a King: M[x] (needs E, and the card on a face-down x to leave), C[x], or R[x] (needs
   a child laid on x, so the card now on x to leave, unless it is a child and x is face up).
-- C[x]: the card now on x must leave (a cell takes a column's exposed card alone). The cells'
-  availability is left unconstrained.
+- C[x]: the card now on x must leave (a cell takes a column's exposed card alone), and F.
+- F some cell is empty: when every cell is full, one of the cards now in a cell must leave
+  first (a card never moves from cell to cell). Once one has, the cells are unconstrained.
 - E: when no column is empty, some column's deepest card must leave.
 - Required for a win (every card leaves the table in a run): every non-joined non-King
   instance joins a parent (J), every face-down card's cover leaves, every reserve, cell and
@@ -61,15 +62,15 @@ def family_dead_reason(
     stock: list[int],
     parents: Parents,
     children: Parents,
-    cells: bool,
+    cells: int,
 ) -> str:
     """Prove a position lost (see the module docstring); "" when no proof is found.
 
     ``cols``: logical cards (0-51), deepest first; ``slots``: the cards of the reserves and
     cells (logical, -1 for an empty slot): they only leave, onto a parent or (a King) into an
     empty column; ``stock``: logical cards still to deal; ``parents``/``children``: the
-    variant's landing table by logical card; ``cells``: the variant has free cells (any exposed
-    card may go to one).
+    variant's landing table by logical card; ``cells``: how many of the last ``slots`` are free
+    cells (any exposed card may go to an empty one).
     """
     # -- the instances: tableau cards first, then the reserve and cell cards ------------------
     card_of: list[int] = []
@@ -96,11 +97,16 @@ def family_dead_reason(
     for x in stock:
         in_stock[x] = True
 
-    # events: L[i] = i, J[i] = n + i, E = 2n, then the P[x, p] that need two clauses
+    # events: L[i] = i, J[i] = n + i, E = 2n, F = 2n + 1, then the P[x, p] and C[x] that need
+    # two clauses
     e_ev = 2 * n
-    n_ev = 2 * n + 1
+    f_ev = e_ev + 1
+    n_ev = f_ev + 1
     owner: list[int] = []  # clause -> the event it constrains
     clauses: list[list[int]] = []  # clause -> the events any one of which meets it
+    if cells and min(slots[-cells:]) >= 0:
+        owner.append(f_ev)
+        clauses.append(list(range(n - cells, n)))
     required: list[int] = []
     for i in range(n):
         x = card_of[i]
@@ -129,10 +135,19 @@ def family_dead_reason(
         if fd:
             owner.append(jx)
             clauses.append([above])
-        # L[x]: J[x], or C[x] (needs the cover to leave; free on the open end)
-        if not (cells and tab and above < 0):
-            owner.append(i)
-            clauses.append([jx, above] if cells and tab and above >= 0 else [jx])
+        # L[x]: J[x], or C[x] (needs F and the cover to leave)
+        owner.append(i)
+        if not (cells and tab):
+            clauses.append([jx])
+        elif above < 0:
+            clauses.append([jx, f_ev])
+        else:
+            clauses.append([jx, n_ev])
+            owner.append(n_ev)
+            clauses.append([above])
+            owner.append(n_ev)
+            clauses.append([f_ev])
+            n_ev += 1
         # J[x]: one of the P[x, p]; an unconstrained one (or a parent in the stock) frees it
         alts: list[int] = []
         free = False
