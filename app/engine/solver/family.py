@@ -49,9 +49,11 @@ from __future__ import annotations
 
 import time
 
-from ..cards import KING, is_red
+from ..cards import KING
 from ..game import Action, Game
 from ..variants import Variant
+from .proof import CHILDREN as _CHILDREN
+from .proof import PARENTS as _PARENTS
 from .proof import family_dead_reason
 from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
 
@@ -68,28 +70,6 @@ _CELL = 2  # (k, 0, b): cell k onto column b
 _TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
 
 _PILE_NAME = {_RES: "reserve", _CELL: "cell"}
-
-
-def _parents(alternate: bool) -> tuple[tuple[int, ...], ...]:
-    """For each logical card, the cards it may land on (none for a King)."""
-    out: list[tuple[int, ...]] = []
-    for card in range(52):
-        rank = card % 13
-        if rank == KING:
-            out.append(())
-        elif alternate:
-            out.append(tuple(s * 13 + rank + 1 for s in range(4) if is_red(s * 13) != is_red(card)))
-        else:
-            out.append((card + 1,))
-    return tuple(out)
-
-
-_PARENTS = {False: _parents(False), True: _parents(True)}
-# For each logical card, the cards that may land on it (the inverse of ``_PARENTS``).
-_CHILDREN = {
-    alt: tuple(tuple(c for c in range(52) if top in parents[c]) for top in range(52))
-    for alt, parents in _PARENTS.items()
-}
 
 
 def fits_on(variant: Variant, card: int, top: int) -> bool:

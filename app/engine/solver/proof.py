@@ -50,9 +50,31 @@ never make a wrong one (``tests/engine/test_solver_family.py`` compares it with 
 
 from __future__ import annotations
 
-from ..cards import KING, code
+from ..cards import KING, code, is_red
 
 Parents = tuple[tuple[int, ...], ...]
+
+
+def _parents(alternate: bool) -> tuple[tuple[int, ...], ...]:
+    """For each logical card, the cards it may land on (none for a King)."""
+    out: list[tuple[int, ...]] = []
+    for card in range(52):
+        rank = card % 13
+        if rank == KING:
+            out.append(())
+        elif alternate:
+            out.append(tuple(s * 13 + rank + 1 for s in range(4) if is_red(s * 13) != is_red(card)))
+        else:
+            out.append((card + 1,))
+    return tuple(out)
+
+
+PARENTS = {False: _parents(False), True: _parents(True)}
+# For each logical card, the cards that may land on it (the inverse of ``PARENTS``).
+CHILDREN = {
+    alt: tuple(tuple(c for c in range(52) if top in parents[c]) for top in range(52))
+    for alt, parents in PARENTS.items()
+}
 
 
 def family_dead_reason(
