@@ -101,7 +101,8 @@ class _Family:
         self.must_leave = (
             v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
         )
-        self.prove = True  # proof.py's (see ``_worth_proving``)
+        # proof.py's (see ``_worth_proving``): it assumes empty columns take Kings only
+        self.prove = not v.empty_accepts_any
         self.dead_checks = 0
         self.dead_cuts = 0
         self.path: list[Action] = []
@@ -412,7 +413,7 @@ def solve_family(
         max_seconds,
         max_nodes,
         won=s.done == s.runs_needed,
-        prove=prune,
+        prove=s.prove or s.must_leave,
         stats=lambda: _stats(s),
     )
 

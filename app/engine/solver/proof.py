@@ -41,11 +41,13 @@ that needs nothing, or a parent in the stock, leaves J[x] unconstrained. Sound n
   instance joins a parent (J), every face-down card's cover leaves, every reserve, cell and
   tableau King instance leaves its place (L).
 
-The events that can ever happen are the least fixpoint; a required event outside it proves the
-position lost. Stock cards are left unconstrained (their places are unknown), and the deal only
-lays cards on columns' open ends: it adds constraints this proof ignores, never removes any.
-Whatever is not constrained here may happen at any time, so the proof can only miss a loss,
-never make a wrong one (``tests/engine/test_solver_family.py`` compares it with brute force).
+The proof assumes an empty column takes only a King or a King-led group (every variant it
+serves; not Wasp). The events that can ever happen are the least fixpoint; a required event
+outside it proves the position lost. Stock cards are left unconstrained (their places are
+unknown), and the deal only lays cards on columns' open ends: it adds constraints this proof
+ignores, never removes any. Whatever is not constrained here may happen at any time, so the
+proof can only miss a loss, never make a wrong one (``tests/engine/test_solver_soundness.py``
+compares it with brute force through the engine, and pins each weakening it needs).
 """
 
 from __future__ import annotations
