@@ -211,29 +211,38 @@ def family_dead_reason(
         owner.append(e_ev)
         clauses.append([first_of[ci] for ci in range(len(cols))])
 
-    # -- the least fixpoint ------------------------------------------------------------------
-    need = [0] * n_ev
-    watch: list[list[int]] = [[] for _ in range(n_ev)]
-    for ci2, alts in enumerate(clauses):
-        need[owner[ci2]] += 1
-        for ev in alts:
-            watch[ev].append(ci2)
-    ok = [need[ev] == 0 for ev in range(n_ev)]
-    queue = [ev for ev in range(n_ev) if ok[ev]]
-    sat = [False] * len(clauses)
-    while queue:
-        ev = queue.pop()
-        for ci2 in watch[ev]:
-            if not sat[ci2]:
-                sat[ci2] = True
-                o = owner[ci2]
-                need[o] -= 1
-                if need[o] == 0 and not ok[o]:
-                    ok[o] = True
-                    queue.append(o)
+    ok = least_fixpoint(n_ev, owner, clauses)
     for ev in required:
         if not ok[ev]:
             if ev >= n:
                 return f"{code(card_of[ev - n])} can never join a card it fits on"
             return f"{code(card_of[ev])} can never leave its place"
     return ""
+
+
+def least_fixpoint(
+    n_ev: int, owner: list[int], clauses: list[list[int]], seeds: list[bool] | None = None
+) -> list[bool]:
+    """The events that can ever happen: an event happens once each of its clauses (``owner[k]``
+    is the event clause ``k`` constrains) has one of its events happened, starting from the
+    unconstrained ones (among ``seeds`` only, when given). Unit propagation, linear time."""
+    need = [0] * n_ev
+    watch: list[list[int]] = [[] for _ in range(n_ev)]
+    for k, alts in enumerate(clauses):
+        need[owner[k]] += 1
+        for ev in alts:
+            watch[ev].append(k)
+    ok = [need[ev] == 0 and (seeds is None or seeds[ev]) for ev in range(n_ev)]
+    queue = [ev for ev in range(n_ev) if ok[ev]]
+    sat = [False] * len(clauses)
+    while queue:
+        ev = queue.pop()
+        for k in watch[ev]:
+            if not sat[k]:
+                sat[k] = True
+                o = owner[k]
+                need[o] -= 1
+                if need[o] == 0 and not ok[o]:
+                    ok[o] = True
+                    queue.append(o)
+    return ok
