@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from app.db.session import get_sessionmaker
-from app.engine import VARIANTS
+from app.engine import ALL_VARIANTS
 from app.engine.solver.progress import Progress
 from app.services import daily_pool
 from app.services.common import read_tx, write_tx
@@ -29,9 +29,10 @@ from app.services.common import read_tx, write_tx
 
 def _variants(name: str) -> list[str]:
     if name == "all":
-        return list(VARIANTS)
-    if name not in VARIANTS:
-        raise SystemExit(f"No variant called {name!r}: choose one of all, {', '.join(VARIANTS)}.")
+        return list(ALL_VARIANTS)
+    if name not in ALL_VARIANTS:
+        names = ", ".join(ALL_VARIANTS)
+        raise SystemExit(f"No variant called {name!r}: choose one of all, {names}.")
     return [name]
 
 

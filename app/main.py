@@ -1,8 +1,7 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware (outermost first): ops (``app.web.ops``: health, metrics, request id, access log,
-/static), security headers, the body limit, the client address (``app.web.security``), then
-identity + CSRF (``app.web.deps``).
+Middleware: one, ``app.web.front`` (request id, health and metrics, /static, the body limit,
+the client address, identity + CSRF, security headers, request metrics and the access log).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -35,10 +34,7 @@ from app.web import (
     together_api,
     together_pages,
 )
-from app.web.body_limit import BodyLimitMiddleware
-from app.web.deps import IdentityMiddleware
-from app.web.ops import OpsMiddleware
-from app.web.security import ClientAddressMiddleware, SecurityHeadersMiddleware
+from app.web.front import FrontMiddleware
 from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,12 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(app)
-    app.add_middleware(IdentityMiddleware, settings=settings)
-    app.add_middleware(ClientAddressMiddleware)  # the keyed hash of the client's address
-    app.add_middleware(BodyLimitMiddleware)  # outside identity: it may read a form body
-    app.add_middleware(SecurityHeadersMiddleware)
-    # Outermost: /healthz /readyz /metrics, request ids, access log, and /static (no cookie).
-    app.add_middleware(OpsMiddleware, settings=settings, static_app=get_static_assets())
+    # The one middleware: /healthz /readyz /metrics, request ids, /static (no cookie), the
+    # body limit, the client address, identity + CSRF, security headers, metrics, access log.
+    app.add_middleware(FrontMiddleware, settings=settings, static_app=get_static_assets())
     app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
 
     app.include_router(api.router)

@@ -162,6 +162,17 @@ def _action_kind(args: tuple[Any, ...], kwargs: dict[str, Any], fixed: str | Non
     return kind if isinstance(kind, str) and kind in ACTION_KINDS else "invalid"
 
 
+_ACTION_COUNTERS: dict[tuple[str, str], Any] = {}  # a few kinds times a few outcomes
+
+
+def _action_counter(kind: str, outcome: str) -> Any:
+    """``ACTIONS.labels(kind, outcome)``, looked up once."""
+    counter = _ACTION_COUNTERS.get((kind, outcome))
+    if counter is None:
+        counter = _ACTION_COUNTERS[(kind, outcome)] = ACTIONS.labels(kind, outcome)
+    return counter
+
+
 def count_action(kind: str | None = None) -> Callable[[F], F]:
     """Decorator for a service applying a player action: counts it by kind and outcome, and a
     win (the returned state's ``status`` is ``won``). Without ``kind``, the kind is the first
@@ -174,9 +185,9 @@ def count_action(kind: str | None = None) -> Callable[[F], F]:
             try:
                 result = func(*args, **kwargs)
             except BaseException as exc:
-                ACTIONS.labels(name, _outcome(exc)).inc()
+                _action_counter(name, _outcome(exc)).inc()
                 raise
-            ACTIONS.labels(name, "ok").inc()
+            _action_counter(name, "ok").inc()
             if getattr(result, "status", None) == "won" and name != "hint":
                 GAMES_WON.labels(str(getattr(result, "variant", "unknown"))).inc()
             return result

@@ -67,7 +67,7 @@ def run(moves: int, mobile: bool) -> tuple[list[float], list[float]]:
                 page.evaluate(PROBE)
                 v = 2
                 for k in range(moves + 3):  # three warm-up moves, not counted
-                    page.locator("#c0-3").click(position={"x": 12, "y": 8})
+                    page.locator("[href='?select=0-3']").click(position={"x": 12, "y": 8})
                     v += 1
                     page.wait_for_selector(f"#game-head[data-version='{v}']")
                     page.wait_for_function("n => window.__times.length >= n", arg=k + 1)

@@ -67,12 +67,13 @@ class Fast:
 
 
 class Cursor:
-    """The session's current connection, for running ``Fast`` statements in its transaction."""
+    """The current connection of a session (or a Core ``Connection`` itself), for running
+    ``Fast`` statements in its transaction."""
 
     __slots__ = ("connection", "dialect", "driver")
 
-    def __init__(self, db: Session) -> None:
-        self.connection: Connection = db.connection()
+    def __init__(self, db: Session | Connection) -> None:
+        self.connection: Connection = db if isinstance(db, Connection) else db.connection()
         self.dialect = self.connection.dialect
         self.driver: Any = self.connection.connection.driver_connection
 

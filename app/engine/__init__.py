@@ -15,8 +15,8 @@ Public interface (everything else is internal):
   ``reserves``, ``cells`` and ``runs_needed`` for the family).
 - Deals: ``deal_from_number(n, variant=None)``, ``parse_deal(text, variant=None)``,
   ``format_deal(deal)`` (without a variant: one deck of 52 cards).
-- Variants: ``ALL_VARIANTS`` (the whole family, RULES.md table order), ``VARIANTS`` (the
-  variants the app serves today), ``get_variant(name)`` (any of the family),
+- Variants: ``ALL_VARIANTS`` (the whole family, RULES.md table order, every one
+  served), ``get_variant(name)`` (any of the family),
   ``variant_metadata()`` (``GET /api/variants``' list plus a one-line description).
 - Errors: ``EngineError`` (``IllegalMove``, ``StockEmpty``, ``NothingToUndo``,
   ``NothingToRedo``, ``GameFinished``), ``DealError``, ``SnapshotError``; ``PlayerError``,
@@ -50,7 +50,6 @@ from .game import PILES, Action, Game, Move, PileMove, PublicView, Status, pile_
 from .variants import (
     ALL_VARIANTS,
     DEFAULT_VARIANT,
-    VARIANTS,
     Variant,
     get_variant,
     variant_metadata,
@@ -79,7 +78,6 @@ __all__ = [
     "SnapshotError",
     "Status",
     "StockEmpty",
-    "VARIANTS",
     "Variant",
     "check_deal_number",
     "code",

@@ -5,11 +5,9 @@ heights and face-down counts), the stock, the reserves and free cells, how cards
 (same suit or alternate colours) and what an empty column accepts.
 
 ``ALL_VARIANTS`` holds the whole family in the order of RULES.md's table (the order of
-``GET /api/variants``); ``variant_metadata()`` gives each one's public description.
-``VARIANTS`` holds the variants the application serves today (scorpion, scorpion-ii, wasp):
-the services and pages list and accept exactly these until they pass the variant to
-``deal_from_number`` / ``parse_deal`` and show reserves and cells; then they switch to
-``ALL_VARIANTS``. ``get_variant`` knows every variant of the family.
+``GET /api/variants``); the application serves every one of them (games, statistics, the
+daily deal, challenges). ``variant_metadata()`` gives each one's public description and
+``get_variant`` finds one by name.
 """
 
 from __future__ import annotations
@@ -213,8 +211,6 @@ ALL_VARIANTS: dict[str, Variant] = {
         TRIPLE_SCORPION,
     )
 }
-# The variants the application serves today (see the module docstring).
-VARIANTS: dict[str, Variant] = {v.name: v for v in (SCORPION, SCORPION_II, WASP)}
 DEFAULT_VARIANT = SCORPION.name
 
 

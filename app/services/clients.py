@@ -1,6 +1,6 @@
 """Limits per client address: new players per minute, new ranked entries per shared deal.
 
-The web layer (``app.web.security.ClientAddressMiddleware``) puts a keyed hash of the
+The web layer (``app.web.front``) puts a keyed hash of the
 request's client address in ``current_address`` for the request; the address itself is never
 stored. The counters live in ``address_counters`` (one atomic UPSERT per count, shared by
 every worker); ``prune`` drops those of past days. With ``RATE_LIMITS=off``, or outside a
@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import time
 from contextvars import ContextVar
+from functools import lru_cache
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -36,8 +37,15 @@ PLAYERS_WINDOW_SECONDS = 60
 
 def address_key(address: str, settings: Settings | None = None) -> str:
     """The keyed hash (HMAC-SHA256 with ``SECRET_KEY``) a client address is kept as."""
-    key = (settings or get_settings()).secret_key.encode()
-    return hmac.new(key, b"client:" + address.encode(), hashlib.sha256).hexdigest()[:64]
+    return keyed_address((settings or get_settings()).secret_key, address)
+
+
+@lru_cache(maxsize=4096)  # computed once per address and process, not on every request
+def keyed_address(secret_key: str, address: str) -> str:
+    """``address_key`` of ``address`` with the key ``secret_key``."""
+    return hmac.new(secret_key.encode(), b"client:" + address.encode(), hashlib.sha256).hexdigest()[
+        :64
+    ]
 
 
 class TooManyNewPlayers(RateLimited):

@@ -3,7 +3,8 @@
 - ``write_tx(db)``: one write transaction (``BEGIN IMMEDIATE`` on SQLite), committed when the
   block ends, rolled back on any error.
 - ``read_tx(db)``: a read; the transaction is ended (rolled back) when the block ends, so no
-  connection or snapshot is held between requests.
+  connection or snapshot is held between requests; ``read_connection(db)`` the same on a Core
+  connection (the hot reads).
 - ``insert_ignore(db, model, **values)``: ``INSERT ... ON CONFLICT DO NOTHING`` in the
   database's own dialect (the one dialect-specific upsert).
 """
@@ -18,7 +19,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import Connection, Engine, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -59,6 +60,27 @@ def read_tx(db: Session) -> Iterator[Session]:
         yield db
     finally:
         db.rollback()
+
+
+def engine_of(db: Session) -> Engine:
+    """The engine ``db`` is bound to."""
+    bind = db.bind or db.get_bind()
+    return bind if isinstance(bind, Engine) else bind.engine
+
+
+@contextmanager
+def read_connection(db: Session) -> Iterator[Connection]:
+    """A read on a Core connection of ``db``'s engine (no ORM unit of work: the play page's
+    read): its transaction is rolled back when the block ends. ``db``'s own transaction, if
+    any, is ended first, as ``read_tx`` would end it."""
+    if db.in_transaction():
+        db.rollback()
+    with engine_of(db).connect() as conn:
+        conn.begin()
+        try:
+            yield conn
+        finally:
+            conn.rollback()
 
 
 def is_postgres(db: Session) -> bool:

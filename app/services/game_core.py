@@ -7,6 +7,8 @@ both build on it; neither imports the other's internals.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from app import observability
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
-from app.engine import Action, Game, parse_deal
+from app.engine import Action, Game, Move, PublicView, parse_deal
 
 from .common import add_event, new_game_id, stats_row
 from .errors import NotFound
@@ -30,17 +32,42 @@ ROW_FIELDS += ("difficulty",)
 
 
 def game_state(row: Any, game: Game | None = None) -> GameState:
-    """The public state of a game row (``row``: a ``GameRow`` or anything with its attributes)."""
-    if game is None:
-        game = Game.from_snapshot(row.snapshot)
+    """The public state of a game row (``row``: a ``GameRow`` or anything with its attributes;
+    ``game``: its engine state, when at hand). What the engine shows of a snapshot is kept
+    for the game's latest snapshot seen (``_SHOWN``): reading a game just written, or read
+    again, does not parse the snapshot."""
+    shown = _shown(row.id, row.snapshot, game)
     return GameState(
-        view=game.public_view(),
-        moves=tuple(game.hints()),
-        stuck=game.stuck,
-        can_deal=game.can_deal,
+        view=shown[0],
+        moves=shown[1],
+        stuck=shown[2],
+        can_deal=shown[3],
         abandoned=row.abandoned_at is not None,
         **{name: getattr(row, name) for name in ROW_FIELDS},
     )
+
+
+Shown = tuple[PublicView, tuple[Move, ...], bool, bool]  # view, hints, stuck, can deal
+_SHOWN: OrderedDict[str, tuple[str, Shown]] = OrderedDict()
+_SHOWN_KEPT = 2048  # games
+_SHOWN_LOCK = threading.Lock()
+
+
+def _shown(game_id: str, snapshot: str, game: Game | None) -> Shown:
+    """What the engine shows of ``snapshot`` (immutable values, shared between requests)."""
+    if game is None:
+        with _SHOWN_LOCK:
+            kept = _SHOWN.get(game_id)
+        if kept is not None and kept[0] == snapshot:
+            return kept[1]
+        game = Game.from_snapshot(snapshot)
+    shown: Shown = (game.public_view(), tuple(game.hints()), game.stuck, game.can_deal)
+    with _SHOWN_LOCK:
+        _SHOWN[game_id] = (snapshot, shown)
+        _SHOWN.move_to_end(game_id)
+        if len(_SHOWN) > _SHOWN_KEPT:
+            _SHOWN.popitem(last=False)
+    return shown
 
 
 def logged_action(r: MoveLog) -> Action:

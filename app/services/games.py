@@ -32,73 +32,37 @@ move and deal performed (undo and redo add nothing); ``moves`` stays the engine'
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import observability
-from app.db.fast import Cursor, Fast
-from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
-from app.engine import (
-    Action,
-    EngineError,
-    Game,
-)
+from app.db.fast import Cursor
+from app.db.models import GameRow, MoveLog, PlayerSettings
+from app.engine import Action, Game
 
-from .common import add_event, ensure_player, read_tx, stats_row
-from .errors import ActionRefused, InvalidRequest, NotFound, ServiceError, VersionConflict
+from .actions import SELECT_GAME, act
+from .common import ensure_player, read_connection, read_tx
+from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
-from .race import report_progress
 from .ratelimit import counted_tx, rate_limits_on
 from .types import GameState, Hints
-
-ACTION_KINDS = ("move", "deal", "undo", "redo")
-MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo are not)
-_GAMES = cast(Table, GameRow.__table__)
-_ACTIONS = cast(Table, MoveLog.__table__)
-# The hot path's statements, built once (statement construction costs more than SQLite).
-_SELECT_GAME = select(_GAMES).where(
-    _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
-)
-# An action's three statements, on the driver's cursor (``app.db.fast``).
-_GAME_COLUMNS = ", ".join(c.name for c in _GAMES.columns)
-_SELECT_FOR_ACTION = Fast(
-    f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid",
-    postgres=f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid FOR UPDATE",
-    columns=list(_GAMES.columns),
-)
-_ACTION_COLUMNS: tuple[str, ...] = ("game_id", "player_id", "seq", "kind", "from_column")
-_ACTION_COLUMNS += ("from_index", "to_column", "from_pile", "to_pile", "created_at")
-_INSERT_ACTION = Fast(
-    f"INSERT INTO game_actions ({', '.join(_ACTION_COLUMNS)}) "
-    f"VALUES ({', '.join(':' + c for c in _ACTION_COLUMNS)})",
-    binds={"created_at": _ACTIONS.c.created_at.type},
-)
-_UPDATE_AFTER_ACTION = Fast(
-    "UPDATE games SET version = :version, snapshot = :snapshot, moves = :moves, "
-    "moves_made = :moves_made, updated_at = :updated_at WHERE id = :gid",
-    binds={"updated_at": _GAMES.c.updated_at.type},
-)
-
 
 # -- reading ---------------------------------------------------------------------------------
 
 
 def get_game(db: Session, player_id: str, game_id: str) -> GameState:
     """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
-    a Core statement built once (the play page's hot path)."""
+    on the driver's cursor of a Core connection (the play page's hot path)."""
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    with read_tx(db):
-        row = db.execute(_SELECT_GAME, {"gid": game_id, "pid": player_id}).one_or_none()
-        if row is None:
-            raise NotFound()
-        return game_state(row)
+    with read_connection(db) as conn:
+        found = Cursor(conn).one_or_none(SELECT_GAME, {"gid": game_id, "pid": player_id})
+    if found is None:
+        raise NotFound()
+    return game_state(SimpleNamespace(**found))
 
 
 @observability.count_action("hint")
@@ -204,152 +168,7 @@ def restart(db: Session, player_id: str, game_id: str) -> GameState:
         return state
 
 
-# -- actions -----------------------------------------------------------------------------------
-
-
-def _check_action(action: Any) -> Action:
-    """The action in its stored form: a column-to-column move is ``("move", a, i, b)``, a
-    move naming another pile ``("move", a, i, b, from_pile, to_pile)``."""
-    if not isinstance(action, tuple) or not action or action[0] not in ACTION_KINDS:
-        raise InvalidRequest("An action is a move, the deal, undo or redo.")
-    if action[0] == "move":
-        if len(action) not in (4, 6) or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in action[1:4]
-        ):
-            raise InvalidRequest("A move names a column, a position in it and a target column.")
-        if len(action) == 6:
-            piles = action[4:]
-            if not all(isinstance(p, str) for p in piles):
-                raise InvalidRequest("A pile is named by a string: column, reserve or cell.")
-            if piles == ("column", "column"):
-                return action[:4]
-        return action
-    return (action[0],)
-
-
-@observability.count_action()
-def act(
-    db: Session,
-    player_id: str,
-    game_id: str,
-    action: Action,
-    expected_version: int | None = None,
-    *,
-    with_change: bool = False,
-) -> GameState:
-    """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
-
-    One transaction, the rate-limit count included (``counted_tx``). Order of checks: the
-    action must be one (``InvalidRequest``), the game must be this player's (``NotFound``),
-    then ``expected_version`` must be current (``VersionConflict``), then the rules
-    (``ActionRefused``). On any error nothing but the count changes. The hot path uses Core
-    statements (one locked read, one insert into the move log, one update), so a move costs
-    the same at step 300 as at step 10. ``with_change``: the returned state carries the view
-    before the action (``previous``), and a refusal the game as it stands (``current``).
-    """
-    with counted_tx(db, player_id, "actions") as known:
-        action = _check_action(action)
-        if not known or not isinstance(game_id, str) or not game_id or len(game_id) > 64:
-            raise NotFound()
-        cursor = Cursor(db)
-        found = cursor.one_or_none(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id})
-        if found is None:
-            raise NotFound()
-        row = SimpleNamespace(**found)
-        game = Game.from_snapshot(row.snapshot)
-        previous = game.public_view() if with_change else None
-        try:
-            if expected_version is not None and expected_version != row.version:
-                raise VersionConflict(row.version, expected_version)
-            try:
-                game.apply(action)
-            except EngineError as exc:
-                raise ActionRefused(exc.message, exc.code) from None
-        except ServiceError as exc:
-            if with_change:
-                exc.current = game_state(row)
-            raise
-        now = utcnow()
-        kind = action[0]
-        is_move = kind == "move"
-        piles = action[4:6] if is_move and len(action) == 6 else (None, None)
-        cursor.rows(
-            _INSERT_ACTION,
-            {
-                "game_id": row.id,
-                "player_id": player_id,
-                "seq": row.version,
-                "kind": kind,
-                "from_column": int(action[1]) if is_move else None,
-                "from_index": int(action[2]) if is_move else None,
-                "to_column": int(action[3]) if is_move else None,
-                "from_pile": piles[0],
-                "to_pile": piles[1],
-                "created_at": now,
-            },
-        )
-        values: dict[str, Any] = {
-            "version": row.version + 1,
-            "snapshot": game.to_snapshot(),
-            "moves": game.moves,
-            "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
-            "updated_at": now,
-        }
-        cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
-        if game.won:
-            won = {"status": "won", "finished_at": now, "saved": False}
-            won["counted"] = _record_win(db, player_id, row, values["moves_made"], now)
-            db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(**won))
-            values.update(won)
-        if row.race_id is not None:  # a shared deal: tell the race (app/services/race.py)
-            report_progress(
-                db,
-                game_id=row.id,
-                variant=row.variant,
-                deal=row.deal,
-                created_at=row.created_at,
-                game=game,
-                assisted=bool(row.assisted),
-                moves_made=values["moves_made"],
-                version=values["version"],
-                now=now,
-            )
-        state = game_state(SimpleNamespace(**{**found, **values}), game)
-        return replace(state, previous=previous) if with_change else state
-
-
-def _record_win(db: Session, player_id: str, row: Any, moves_made: int, now: datetime) -> bool:
-    """Count a win in the statistics; returns the game's new ``counted`` flag. Only an
-    unassisted win may set the best time and the fewest moves (moves made)."""
-    settings = db.get(PlayerSettings, player_id)
-    if settings is None or not settings.record_stats:
-        return bool(row.counted)
-    stats = stats_row(db, player_id, row.variant)
-    if not row.counted:
-        stats.started += 1
-    seconds = max(0, int((now - row.created_at).total_seconds()))
-    stats.won += 1
-    stats.current_streak += 1
-    stats.best_streak = max(stats.best_streak, stats.current_streak)
-    if not row.assisted:
-        if stats.best_time_seconds is None or seconds < stats.best_time_seconds:
-            stats.best_time_seconds = seconds
-        if stats.fewest_moves is None or moves_made < stats.fewest_moves:
-            stats.fewest_moves = moves_made
-    stats.last_played_at = now
-    add_event(
-        db,
-        player_id,
-        row.variant,
-        "win",
-        game_id=row.id,
-        deal_number=row.deal_number,
-        moves=moves_made,
-        seconds=seconds,
-        at=now,
-    )
-    db.flush()
-    return True
+# -- actions (``app.services.actions``) -------------------------------------------------
 
 
 def move(

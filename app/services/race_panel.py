@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Race, RaceEntry
 from app.db.session import get_sessionmaker
-from app.engine import VARIANTS, get_variant
+from app.engine import ALL_VARIANTS, get_variant
 
 from . import challenges, daily
 from .common import read_tx
@@ -50,7 +50,7 @@ def panel_rows(rows: list[Progress], mine: frozenset[int]) -> tuple[list[Progres
 
 
 def race_title(race: Race) -> str:
-    title = get_variant(race.variant).title if race.variant in VARIANTS else race.variant
+    title = get_variant(race.variant).title if race.variant in ALL_VARIANTS else race.variant
     if race.kind == "daily":
         return f"{title} daily deal of {race.day.isoformat() if race.day else ''}"
     return f"{title} challenge"

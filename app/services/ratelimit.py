@@ -33,13 +33,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.fast import Cursor, Fast
-from app.db.session import begin_write
-from app.services.common import create_player_row, is_postgres, write_tx
+from app.db.session import begin_write, write_engine
+from app.services.common import create_player_row, engine_of, write_tx
 from app.services.errors import RateLimited, ServiceError
 from app.services.windows import retry_after, window_start, window_upsert
 
@@ -83,7 +84,7 @@ _LOCK_PLAYER = Fast(
 
 
 def count(
-    db: Session,
+    db: Session | Connection,
     player_id: str,
     scope: Scope,
     *,
@@ -149,11 +150,35 @@ def counted_tx(db: Session, player_id: str, scope: Scope) -> Iterator[bool]:
     alone (the block raises those before it writes); anything else rolls back.
     """
     begin_write(db)
+    with _counted(db, player_id, scope) as known:
+        yield known
+
+
+@contextmanager
+def counted_connection(db: Session, player_id: str) -> Iterator[tuple[Connection, bool]]:
+    """``counted_tx`` of an action (scope ``actions``) on a Core connection of ``db``'s engine
+    instead of the session (the action's hot path, ``app.services.actions``: no ORM unit of
+    work to set up and end). The session's own transaction, if any, is ended first. Yields
+    the connection and whether the player has a row; committed, or rolled back, the same."""
+    if db.in_transaction():
+        db.rollback()
+    with write_engine(engine_of(db)).connect() as conn:
+        conn.begin()
+        with _counted(conn, player_id, "actions") as known:
+            yield conn, known
+
+
+@contextmanager
+def _counted(db: Session | Connection, player_id: str, scope: Scope) -> Iterator[bool]:
+    """The count and the end of ``counted_tx``'s transaction, begun by the caller on ``db``."""
     try:
         if scope == "games":
+            assert isinstance(db, Session)
             known = create_player_row(db, player_id)
         else:
-            known = not is_postgres(db) or bool(Cursor(db).rows(_LOCK_PLAYER, {"id": player_id}))
+            cursor = Cursor(db)
+            postgres = cursor.dialect.name == "postgresql"
+            known = not postgres or bool(cursor.rows(_LOCK_PLAYER, {"id": player_id}))
         if known:
             count(db, player_id, scope)
         yield known
@@ -172,6 +197,7 @@ __all__ = [
     "Scope",
     "consume",
     "count",
+    "counted_connection",
     "counted_tx",
     "limit_for",
     "rate_limits_on",

@@ -18,6 +18,7 @@ deals a variant has) and ``solver_odds()`` (rows of the published odds, ``load_o
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -255,10 +256,14 @@ async def ask_solver(
 
 @router.get("/games/{game_id}/solver", response_class=HTMLResponse)
 def solver_answer(
-    page: Page, game_id: str, r: Annotated[str, Query(max_length=400)] = ""
+    page: Page,
+    game_id: str,
+    r: Annotated[str, Query(max_length=400)] = "",
+    select: Annotated[str | None, Query(max_length=8)] = None,
 ) -> Response:
     """The page a plain (non-htmx) solver question lands on: the game with the answer, while
-    the game is still where it was when asked; otherwise simply the game."""
+    the game is still where it was when asked; otherwise simply the game (a card picked up
+    on this page, ``?select=``, stays picked up there)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
         state = services.get_game(db, player, game_id)
@@ -276,7 +281,8 @@ def solver_answer(
         or data.get("k") not in ("verdict", "hint")
         or state.status != "playing"
     ):
-        return see_other(f"/games/{game_id}")
+        picked = f"?select={quote(select, safe='')}" if select else ""
+        return see_other(f"/games/{quote(game_id, safe='')}{picked}")
     return _answer_page(
         request,
         csrf_token,

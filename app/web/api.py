@@ -1,7 +1,7 @@
 """The JSON API of docs/api.md, exactly: parse -> service -> render.
 
 Errors are raised by the services (``ServiceError``) and turned into ``{"detail": ...}`` by
-the handlers in ``app.web.errors``; identity and CSRF are enforced by ``IdentityMiddleware``.
+the handlers in ``app.web.errors``; identity and CSRF are enforced by ``app.web.front``.
 """
 
 from __future__ import annotations

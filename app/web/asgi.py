@@ -1,28 +1,11 @@
-"""What the site's plain ASGI middlewares share: passing anything but HTTP straight through,
-and a whole JSON ``{"detail": ...}`` answer sent without the app."""
+"""A whole JSON ``{"detail": ...}`` answer sent without the app (by ``app.web.front``'s
+refusals: the body limit, CSRF)."""
 
 from __future__ import annotations
 
 import json
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-
-class HttpMiddleware:
-    """A plain ASGI middleware of HTTP requests: ``handle`` sees each HTTP request; anything
-    else (lifespan, websockets) goes straight to ``app``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        await self.handle(scope, receive, send)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+from starlette.types import Message
 
 
 def json_detail_reply(

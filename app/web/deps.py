@@ -2,17 +2,19 @@
 
 Identity: a player is an anonymous, per-browser id (192 random bits) held in a signed
 (itsdangerous, ``SECRET_KEY``), HttpOnly, SameSite=Lax cookie; Secure when the request came
-over https (``COOKIE_SECURE``). ``IdentityMiddleware`` reads it on every request, or makes a
-new id when the request has none (or a forged one) and sets the cookie on the response,
-whatever the response is. The player's database row is created lazily by the first service
-that writes, so a brand-new id works everywhere (empty statistics, default settings).
-The signature has no expiry: cookies stay valid across restarts while ``SECRET_KEY`` does.
+over https (``COOKIE_SECURE``). ``identify`` (in the one ASGI middleware, ``app.web.front``)
+reads it on every request, or makes a new id when the request has none (or a forged one),
+and the cookie is set on the response, whatever the response is. A cookie's signature and a
+player's CSRF token are computed once per process (``lru_cache``), not on every request.
+The player's database row is created lazily by the first service that writes, so a
+brand-new id works everywhere (empty statistics, default settings). The signature has no
+expiry: cookies stay valid across restarts while ``SECRET_KEY`` does.
 
 CSRF: the token is an HMAC of the player id (``csrf_token_for``); every POST, PUT, PATCH and
 DELETE must carry it in the ``X-CSRF-Token`` header or the ``csrf_token`` form field. Requests
 a browser marks as cross-site (``Sec-Fetch-Site: cross-site``) or whose ``Origin`` is not this
-site (nor a ``TRUSTED_ORIGINS`` entry) are refused too. A refused request gets ``403``
-``{"detail": ...}`` before any route runs: nothing changes.
+site (nor a ``TRUSTED_ORIGINS`` entry) are refused too (``check_unsafe``). A refused request
+gets ``403`` ``{"detail": ...}`` before any route runs: nothing changes.
 
 For routes: ``PlayerId`` (the player's id), ``CsrfToken`` (the token to embed in forms),
 ``clear_identity(response)`` (after deleting the player).
@@ -22,19 +24,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.requests import HTTPConnection, cookie_parser
+from starlette.types import Message, Receive, Scope
 
 from app.config import Settings, get_settings
 from app.services import new_player_id
-from app.web.asgi import HttpMiddleware, json_detail_reply
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -62,8 +64,13 @@ def read_player_cookie(value: str | None, settings: Settings | None = None) -> s
     """The player id in a cookie value, or None if missing or not signed by us."""
     if not value:
         return None
+    return _unsigned((settings or get_settings()).secret_key, value)
+
+
+@lru_cache(maxsize=4096)  # a player's every request carries the same cookie: checked once
+def _unsigned(secret_key: str, value: str) -> str | None:
     try:
-        player_id = _signer(settings or get_settings()).unsign(value).decode()
+        player_id = _signer_for(secret_key).unsign(value).decode()
     except (BadSignature, UnicodeDecodeError):
         return None
     if not 16 <= len(player_id) <= 64:
@@ -73,8 +80,12 @@ def read_player_cookie(value: str | None, settings: Settings | None = None) -> s
 
 def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
     """The CSRF token of ``player_id`` (HMAC-SHA256 with ``SECRET_KEY``)."""
-    key = (settings or get_settings()).secret_key.encode()
-    return hmac.new(key, b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
+    return _csrf_token((settings or get_settings()).secret_key, player_id)
+
+
+@lru_cache(maxsize=4096)
+def _csrf_token(secret_key: str, player_id: str) -> str:
+    return hmac.new(secret_key.encode(), b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
 
 
 def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
@@ -123,75 +134,71 @@ def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
     return parts.scheme.lower() == scheme and parts.netloc.lower() == host.lower()
 
 
-class IdentityMiddleware(HttpMiddleware):
-    """Resolves the player (``scope["state"]["player_id"]``) and enforces CSRF; see the module
-    notes. A plain ASGI middleware: no buffering except an unsafe form post's small body."""
+@dataclass(slots=True)
+class Identity:
+    """The requesting player (``IdentityMiddleware``'s part of ``app.web.front``)."""
 
-    def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
-        super().__init__(app)
-        self.settings = settings
+    player_id: str
+    is_new: bool
+    csrf_token: str
+    new_cookie: list[tuple[bytes, bytes]]  # the ``Set-Cookie`` of a new player, else empty
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        settings = self.settings or get_settings()
-        conn = HTTPConnection(scope)
-        player_id = read_player_cookie(conn.cookies.get(settings.cookie_name), settings)
-        is_new = player_id is None
-        if player_id is None:
-            player_id = new_player_id()
-        state = scope.setdefault("state", {})
-        state["player_id"] = player_id
-        state["player_is_new"] = is_new
-        state["csrf_token"] = csrf_token_for(player_id, settings)
 
-        new_cookie: list[tuple[bytes, bytes]] = []
-        if is_new:
-            value = sign_player_id(player_id, settings)
-            header = _cookie_header(conn, settings, value, settings.cookie_max_age_seconds)
-            new_cookie = [(b"set-cookie", header.encode("latin-1"))]
+def identify(scope: Scope, cookie_header: str | None, settings: Settings) -> Identity:
+    """Resolve the player from the cookie (or make a new id, and its cookie) and put it in
+    ``scope["state"]`` (``player_id``, ``player_is_new``, ``csrf_token``)."""
+    value = cookie_parser(cookie_header).get(settings.cookie_name) if cookie_header else None
+    player_id = read_player_cookie(value, settings)
+    is_new = player_id is None
+    if player_id is None:
+        player_id = new_player_id()
+    state = scope.setdefault("state", {})
+    state["player_id"] = player_id
+    state["player_is_new"] = is_new
+    token = state["csrf_token"] = csrf_token_for(player_id, settings)
+    new_cookie: list[tuple[bytes, bytes]] = []
+    if is_new:
+        value = sign_player_id(player_id, settings)
+        header = _cookie_header(
+            HTTPConnection(scope), settings, value, settings.cookie_max_age_seconds
+        )
+        new_cookie = [(b"set-cookie", header.encode("latin-1"))]
+    return Identity(player_id, is_new, token, new_cookie)
 
-        if scope["method"] in UNSAFE_METHODS:
-            refusal, receive = await self._check_unsafe(conn, scope, receive, player_id, settings)
-            if refusal is not None:
-                for message in json_detail_reply(403, refusal, new_cookie):
-                    await send(message)
-                return
 
-        async def send_with_cookie(message: Message) -> None:
-            if (
-                message["type"] == "http.response.start"
-                and is_new
-                and not state.get("identity_cleared")
-            ):
-                headers = MutableHeaders(scope=message)
-                headers.append("set-cookie", new_cookie[0][1].decode("latin-1"))
-            await send(message)
+CSRF_HEADERS = frozenset({b"sec-fetch-site", b"origin", b"x-csrf-token", b"content-type"})
 
-        await self.app(scope, receive, send_with_cookie)
 
-    async def _check_unsafe(
-        self,
-        conn: HTTPConnection,
-        scope: Scope,
-        receive: Receive,
-        player_id: str,
-        settings: Settings,
-    ) -> tuple[str | None, Receive]:
-        headers = conn.headers
-        if headers.get("sec-fetch-site", "").lower() == "cross-site":
-            return "Requests from other sites are refused.", receive
-        origin = headers.get("origin")
-        if origin is not None and not _same_origin(conn, origin, settings):
-            return "Requests from other sites are refused.", receive
-        token = headers.get(CSRF_HEADER)
-        if token is None:
-            token, receive = await _form_token(scope, receive, headers)
-        if not token_matches(scope["state"]["csrf_token"], token):  # made once, by __call__
-            return (
-                "This request could not be verified: its security token (CSRF token) is "
-                "missing or wrong. Reload the page and try again.",
-                receive,
-            )
-        return None, receive
+async def check_unsafe(
+    scope: Scope,
+    receive: Receive,
+    identity: Identity,
+    settings: Settings,
+    headers: Mapping[bytes, bytes],
+) -> tuple[str | None, Receive]:
+    """CSRF for a POST, PUT, PATCH or DELETE: (the refusal, or None; the ``receive`` that
+    replays a form body read for its token). ``headers``: the first value of each of the
+    request's ``CSRF_HEADERS`` (at least; read in one pass by ``app.web.front``)."""
+
+    def header(name: bytes) -> str | None:
+        value = headers.get(name)
+        return None if value is None else value.decode("latin-1")
+
+    if (header(b"sec-fetch-site") or "").lower() == "cross-site":
+        return "Requests from other sites are refused.", receive
+    origin = header(b"origin")
+    if origin is not None and not _same_origin(HTTPConnection(scope), origin, settings):
+        return "Requests from other sites are refused.", receive
+    token = header(b"x-csrf-token")
+    if token is None:
+        token, receive = await _form_token(scope, receive, header(b"content-type") or "")
+    if not token_matches(identity.csrf_token, token):
+        return (
+            "This request could not be verified: its security token (CSRF token) is "
+            "missing or wrong. Reload the page and try again.",
+            receive,
+        )
+    return None, receive
 
 
 def _body_once(body: bytes, then: Receive) -> Receive:
@@ -213,10 +220,11 @@ async def _disconnected() -> Message:
 
 
 async def _form_token(
-    scope: Scope, receive: Receive, headers: Headers
+    scope: Scope, receive: Receive, content_type: str
 ) -> tuple[str | None, Receive]:
-    """Read the ``csrf_token`` field of a form body; the body is replayed to the app."""
-    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    """Read the ``csrf_token`` field of a form body (``content_type``: the request's); the
+    body is replayed to the app."""
+    content_type = content_type.split(";")[0].strip().lower()
     if content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
         return None, receive
     chunks: list[bytes] = []
@@ -254,10 +262,10 @@ async def _form_token(
 # The dependencies are ``async``: they do no I/O, and a plain ``def`` would cost a hop to the
 # thread pool each (FastAPI runs sync dependencies there).
 async def get_player_id(request: Request) -> str:
-    """The requesting player's id (set by ``IdentityMiddleware``)."""
+    """The requesting player's id (set by ``identify``, ``app.web.front``)."""
     player_id = request.scope.get("state", {}).get("player_id")
     if not isinstance(player_id, str):
-        raise RuntimeError("IdentityMiddleware is not installed")
+        raise RuntimeError("FrontMiddleware is not installed")
     return player_id
 
 
@@ -265,7 +273,7 @@ async def get_csrf_token(request: Request) -> str:
     """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
     token = request.scope.get("state", {}).get("csrf_token")
     if not isinstance(token, str):
-        raise RuntimeError("IdentityMiddleware is not installed")
+        raise RuntimeError("FrontMiddleware is not installed")
     return token
 
 

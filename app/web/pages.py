@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated
+from urllib.parse import quote
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app import services
@@ -40,6 +42,7 @@ from app.web.rendering import (
     board_context,
     conflict_page,
     error_page,
+    form_of,
     int_or_none,
     is_htmx,
     not_found,
@@ -213,6 +216,8 @@ def _after_action(
     tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
     changed_tools = {name for name, old, new in tools if old != new}
     ctx["tools"] = "all" if before.status != after.status else changed_tools
+    ctx["stock_changed"] = before.stock != after.stock
+    ctx["runs_changed"] = before.completed != after.completed
     ctx["piles_changed"] = (before.reserves, before.cells) != (
         state.view.reserves,
         state.view.cells,
@@ -225,21 +230,29 @@ def _after_action(
     return render(request, "play.html", ctx, block="update")
 
 
+class MoveForm(BaseModel):
+    from_column: str | None = None
+    from_index: str | None = None
+    to_column: str | None = None
+    version: str | None = None
+    from_pile: Annotated[str | None, Field(max_length=8)] = None
+    to_cell: str | None = None
+
+
+class VersionForm(BaseModel):
+    version: str | None = None
+
+
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)
 def move(
-    page: Page,
-    game_id: str,
-    from_column: Annotated[str | None, Form()] = None,
-    from_index: Annotated[str | None, Form()] = None,
-    to_column: Annotated[str | None, Form()] = None,
-    version: Annotated[str | None, Form()] = None,
-    from_pile: Annotated[str | None, Form(max_length=8)] = None,
-    to_cell: Annotated[str | None, Form()] = None,
+    page: Page, game_id: str, form: Annotated[MoveForm, Depends(form_of(MoveForm))]
 ) -> Response:
     """A move: ``from_column``/``from_index`` (with ``from_pile`` "reserve" or "cell": that
     pile's number, index 0) to the column ``to_column`` or the free cell ``to_cell``."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
-    a, i, b = int_or_none(from_column), int_or_none(from_index), int_or_none(to_column)
+    from_pile, to_cell, version = form.from_pile, form.to_cell, form.version
+    a, i = int_or_none(form.from_column), int_or_none(form.from_index)
+    b = int_or_none(form.to_column)
     fp = from_pile if from_pile in ("reserve", "cell") else "column"
     tp = "column"
     if to_cell is not None and to_cell.strip():
@@ -276,17 +289,32 @@ def move(
 @router.post("/games/{game_id}/undo", response_class=HTMLResponse)
 @router.post("/games/{game_id}/redo", response_class=HTMLResponse)
 def step_action(
-    page: Page, game_id: str, version: Annotated[str | None, Form()] = None
+    page: Page, game_id: str, form: Annotated[VersionForm, Depends(form_of(VersionForm))]
 ) -> Response:
     """The deal, undo or redo (the last part of the path names it)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     kind = request.url.path.rsplit("/", 1)[-1]
-    expected = int_or_none(version)
+    expected = int_or_none(form.version)
 
     def step() -> GameState:
         return services.act(db, player, game_id, (kind,), expected, with_change=True)
 
     return _after_action(request, db, player, csrf_token, game_id, kind, step)
+
+
+@router.get("/games/{game_id}/move")
+@router.get("/games/{game_id}/deal")
+@router.get("/games/{game_id}/undo")
+@router.get("/games/{game_id}/redo")
+@router.get("/games/{game_id}/winnable")
+@router.get("/games/{game_id}/solver-hint")
+def back_to_the_game(request: Request, game_id: str) -> Response:
+    """A card picks itself up with a relative link (``?select=3-5``: an htmx answer re-sends
+    whole columns, so a card's markup is kept short). A board shown at an action's address
+    (a refusal or the solver's answer without JavaScript) resolves it here: back to the game,
+    the query kept."""
+    query = request.url.query
+    return see_other(f"/games/{quote(game_id, safe='')}" + (f"?{query}" if query else ""))
 
 
 @router.post("/games/{game_id}/restart", response_class=HTMLResponse)

@@ -10,24 +10,27 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
 from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 
 from app.db.session import SessionDep
-from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, VARIANTS, Move
+from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.services import GameState
 from app.services.daily import daily_label, is_daily_game
 from app.web import static_files
-from app.web.deps import CsrfToken, PlayerId
+from app.web.deps import get_csrf_token, get_player_id
 from app.web.examples import variant_example
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
@@ -48,6 +51,9 @@ RACE_STATUS_TEXT = {
 }
 
 templates = Jinja2Blocks(directory=str(TEMPLATES_DIR))
+# Templates change only with a new release (a new process): no file's time is looked up on
+# every render.
+templates.env.auto_reload = False
 
 
 def static_url(path: str) -> str:
@@ -64,7 +70,7 @@ def _favicon_data_url() -> str:
 
 templates.env.globals.update(favicon=_favicon_data_url(), static_url=static_url)
 templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_name=card_name)
-templates.env.globals.update(format_seconds=format_seconds, variants=VARIANTS)
+templates.env.globals.update(format_seconds=format_seconds)
 # The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
 templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
@@ -73,19 +79,8 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
-def _card_pictures() -> tuple[dict[str, Markup], Markup]:
-    """Every card face (by code) and the back, rendered once from partials/cards.html: the
-    board's columns look them up instead of calling a macro 52 times a page."""
-    cards = templates.env.get_template("partials/cards.html").module
-    faces = {r + s: Markup(cards.face(r + s)) for r in "A23456789TJQK" for s in "SHDC"}  # type: ignore[attr-defined]
-    return faces, Markup(cards.back())  # type: ignore[attr-defined]
-
-
-templates.env.globals["card_faces"], templates.env.globals["card_back"] = _card_pictures()
-
-
 _COLUMNS: dict[tuple[Any, ...], Markup] = {}
-_COLUMNS_KEPT = 2048  # ~3 KB each; emptied when full
+_COLUMNS_KEPT = 2048  # ~1.5 KB each; emptied when full
 
 
 def column_html(col: Any, b: Any) -> Markup:
@@ -105,6 +100,12 @@ def column_html(col: Any, b: Any) -> Markup:
 
 templates.env.globals["column_html"] = column_html
 
+# The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
+# on every page), rendered once here rather than looped over on every page.
+templates.env.globals["sprite"] = Markup(
+    templates.env.get_template("partials/sprite.html").render()
+)
+
 
 # -- requests and responses ------------------------------------------------------------------
 
@@ -119,13 +120,38 @@ class PageRequest:
     csrf_token: str
 
 
-async def _page_request(
-    request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfToken
-) -> PageRequest:  # async: no thread-pool hop for a dependency that does no I/O
-    return PageRequest(request, db, player, csrf_token)
+async def _page_request(request: Request, db: SessionDep) -> PageRequest:
+    """Async: no thread-pool hop for a dependency that does no I/O. The player and the token
+    are read here, not as dependencies of their own (each costs FastAPI a few us)."""
+    return PageRequest(request, db, await get_player_id(request), await get_csrf_token(request))
 
 
 Page = Annotated[PageRequest, Depends(_page_request)]
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def form_of(model: type[M]) -> Callable[[Request], Awaitable[M]]:
+    """A dependency reading the form fields ``model`` names (all optional strings), as
+    FastAPI's ``Form()`` parameters would (a blank field is a missing one, a repeated field
+    its last value, the same 422 for a field its model refuses) at a fraction of the cost:
+    FastAPI inspects every ``Form()`` parameter's annotation on every request."""
+
+    async def parse(request: Request) -> M:
+        form = await request.form()
+        values = {}
+        for name in model.model_fields:
+            value = form.get(name)
+            if value is not None and value != "":
+                values[name] = value
+        try:
+            return model.model_validate(values)
+        except ValidationError as exc:
+            errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+            raise RequestValidationError(errors) from None
+
+    return parse
 
 
 def is_htmx(request: Request) -> bool:
@@ -148,8 +174,23 @@ def int_or_none(value: str | None) -> int | None:
         return None
 
 
+_BASE_URLS: dict[tuple[Any, ...], str] = {}
+
+
 def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    """``request.base_url`` without its last ``/``, kept per scheme, server, root path and
+    ``Host`` (what it is made of; making it costs more than the rest of a page's context)."""
+    scope = request.scope
+    host = next((value for name, value in scope["headers"] if name == b"host"), None)
+    root = scope.get("app_root_path", scope.get("root_path", ""))
+    server = scope.get("server")
+    key = (scope.get("scheme", "http"), tuple(server) if server else None, root, host)
+    url = _BASE_URLS.get(key)
+    if url is None:
+        if len(_BASE_URLS) >= 256:
+            _BASE_URLS.clear()
+        url = _BASE_URLS[key] = str(request.base_url).rstrip("/")
+    return url
 
 
 def render(

@@ -1,8 +1,8 @@
 """Security headers on every response, and whether a cookie must be marked ``Secure``.
 
-``SecurityHeadersMiddleware`` is a plain ASGI middleware (no ``BaseHTTPMiddleware``: it does not
-buffer streaming responses nor run the app in another task). It adds, unless the response set
-its own:
+``SECURITY_HEADERS`` are added to every response that did not set its own (by the one ASGI
+middleware, ``app.web.front``, which neither buffers streaming responses nor runs the app in
+another task):
 
 - ``Content-Security-Policy``: everything from this origin only; no inline script, no ``eval``,
   no plugins, no framing (``frame-ancestors 'none'``), forms post only to this origin;
@@ -14,8 +14,8 @@ its own:
 
 ``client_address(conn, trusted_proxies)`` is the client's address: the direct peer, or behind a
 trusted proxy the right-most ``X-Forwarded-For`` address that is not itself a trusted proxy.
-``ClientAddressMiddleware`` puts a keyed hash of it in ``app.services.clients.current_address``
-for the request (the address itself is never stored).
+``app.web.front`` puts a keyed hash of it in ``app.services.clients.current_address`` for
+the request (the address itself is never stored).
 
 ``request_is_https`` tells whether the browser reached us over https, directly or through a
 trusted reverse proxy's ``X-Forwarded-Proto``; ``cookie_secure`` applies the ``COOKIE_SECURE``
@@ -25,13 +25,10 @@ setting (``auto``/``always``/``never``) to it.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
 from functools import lru_cache
 
 from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from app.web.asgi import HttpMiddleware
+from starlette.types import Scope
 
 # Inline style *attributes* (style="--n: 3") are allowed: the play page sets CSS custom
 # properties on the board with them, and an attribute cannot run code. Scripts and <style>
@@ -62,26 +59,6 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 )
 
 
-class SecurityHeadersMiddleware(HttpMiddleware):
-    """Adds ``SECURITY_HEADERS`` to every HTTP response that does not carry them already."""
-
-    def __init__(self, app: ASGIApp, headers: Iterable[tuple[str, str]] = SECURITY_HEADERS) -> None:
-        super().__init__(app)
-        # Encoded once: every response only appends the raw pairs it lacks.
-        self.headers = tuple((name.lower().encode(), value.encode()) for name, value in headers)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                raw = list(message.get("headers", ()))
-                present = {name.lower() for name, _ in raw}
-                raw.extend(pair for pair in self.headers if pair[0] not in present)
-                message["headers"] = raw
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
 @lru_cache(maxsize=32)
 def _parse_networks(
     trusted_proxies: str,
@@ -95,6 +72,7 @@ def _parse_networks(
     return tuple(networks)
 
 
+@lru_cache(maxsize=1024)  # a handful of peers and proxies: parsed once each
 def _is_trusted_proxy(host: str | None, trusted_proxies: str) -> bool:
     if not host:
         return False
@@ -112,9 +90,13 @@ def client_address(conn: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1")
     ``X-Forwarded-For`` address that is not a trusted proxy (a client can prepend anything to
     the header, only what our proxies appended counts). Empty if unknown."""
     peer = conn.client.host if conn.client else ""
+    return _client_address(peer, conn.headers.getlist("x-forwarded-for"), trusted_proxies)
+
+
+def _client_address(peer: str, forwarded_for: list[str], trusted_proxies: str) -> str:
     if not _is_trusted_proxy(peer, trusted_proxies):
         return peer or ""
-    forwarded = ",".join(conn.headers.getlist("x-forwarded-for"))
+    forwarded = ",".join(forwarded_for)
     hops = [h.strip() for h in forwarded.split(",") if h.strip()]
     for hop in reversed(hops):
         if not _is_trusted_proxy(hop, trusted_proxies):
@@ -122,21 +104,11 @@ def client_address(conn: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1")
     return hops[0][:64] if hops else (peer or "")
 
 
-class ClientAddressMiddleware(HttpMiddleware):
-    """Sets ``app.services.clients.current_address`` (a keyed hash of ``client_address``) for
-    the request, for the per-address limits of the services."""
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from app.config import get_settings
-        from app.services.clients import address_key, current_address
-
-        settings = get_settings()
-        address = client_address(HTTPConnection(scope), settings.trusted_proxies)
-        token = current_address.set(address_key(address or "unknown", settings))
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            current_address.reset(token)
+def scope_client_address(scope: Scope, forwarded_for: list[str], trusted_proxies: str) -> str:
+    """``client_address`` of an ASGI scope (``forwarded_for``: its ``X-Forwarded-For``
+    values), for ``app.web.front``, which reads every header in one pass."""
+    client = scope.get("client")
+    return _client_address(client[0] if client else "", forwarded_for, trusted_proxies)
 
 
 def request_is_https(request: HTTPConnection, trusted_proxies: str = "127.0.0.1,::1") -> bool:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.db.session import SessionDep
-from app.engine import VARIANTS
+from app.engine import ALL_VARIANTS
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
 from app.services import profiles as profile_service
@@ -164,7 +164,7 @@ def _played(response: Response, state: services.GameState, new: bool) -> GameOut
 _Route = TypeVar("_Route", bound=Callable[..., Any])
 AgainBody = Annotated[AgainIn | None, Body()]
 Variant = Annotated[
-    str, Path(description="The variant.", json_schema_extra={"enum": list(VARIANTS)})
+    str, Path(description="The variant.", json_schema_extra={"enum": list(ALL_VARIANTS)})
 ]
 Token = Annotated[str, Path(description="The challenge's link token.", max_length=64)]
 _ERR: dict[int | str, dict[str, Any]] = {

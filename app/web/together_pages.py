@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
 from app import services
-from app.engine import DEFAULT_VARIANT, VARIANTS, get_variant
+from app.engine import ALL_VARIANTS, DEFAULT_VARIANT, get_variant
 from app.services import NotFound, ServiceError
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
@@ -56,7 +56,7 @@ def daily_home() -> Response:
 
 @router.get("/daily/{variant}/events")
 async def daily_events(variant: str, player: PlayerId) -> Response:
-    if variant not in VARIANTS:
+    if variant not in ALL_VARIANTS:
         return Response("There is no such variant.", status_code=404, media_type="text/plain")
     race_id = await asyncio.to_thread(daily_race_id, variant)
     return html_stream(race_id, player)
@@ -108,7 +108,7 @@ def _daily_page(
 @router.get("/daily/{variant}", response_class=HTMLResponse)
 def daily_page(page: Page, variant: str) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
-    if variant not in VARIANTS:
+    if variant not in ALL_VARIANTS:
         return _no_variant(request, csrf_token)
     return _daily_page(request, db, player, csrf_token, variant, None)
 
@@ -116,7 +116,7 @@ def daily_page(page: Page, variant: str) -> Response:
 @router.get("/daily/{variant}/{day}", response_class=HTMLResponse)
 def daily_day_page(page: Page, variant: str, day: str) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
-    if variant not in VARIANTS:
+    if variant not in ALL_VARIANTS:
         return _no_variant(request, csrf_token)
     try:
         when = daily_service.check_day(day[:12])

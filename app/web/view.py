@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -183,6 +184,42 @@ class HintView:
     move: str = ""  # "col.idx.to": the move itself, for the page to draw and play it
 
 
+_NONE: frozenset[int] = frozenset()
+
+
+@lru_cache(maxsize=4096)  # a move changes one to three columns: the others are found here
+def _column(
+    c: int, col: tuple[str | None, ...], sel: int | None, hint_src: frozenset[int], dst: bool
+) -> ColumnView:
+    """Column ``c`` (its cards ``col``; ``sel``: the index of its selected card; ``hint_src``:
+    the indexes of its cards a hint moves; ``dst``: a hint's target). Shared, never changed."""
+    cards = []
+    for i, code in enumerate(col):
+        if code is None:
+            cards.append(CardView(index=i, code=None, name="face-down card"))
+        else:
+            cards.append(
+                CardView(
+                    index=i,
+                    code=code,
+                    name=card_name(code),
+                    selected=sel == i,
+                    hint_src=i in hint_src,
+                )
+            )
+    down = sum(1 for code in col if code is None)
+    if col:
+        top = col[-1]
+        label = (
+            f"Column {c + 1}: {len(col)} card{'s' if len(col) != 1 else ''}"
+            + (f", {down} face down" if down else "")
+            + (f", {card_name(top)} on top" if top else "")
+        )
+    else:
+        label = f"Column {c + 1}: empty"
+    return ColumnView(index=c, cards=cards, label=label, offsets=max(1, len(col) - 1), hint_dst=dst)
+
+
 def board_view(
     *,
     game_id: str,
@@ -227,41 +264,16 @@ def board_view(
             )
         return out
 
-    columns: list[ColumnView] = []
-    for c, col in enumerate(view.columns):
-        cards = []
-        for i, code in enumerate(col):
-            if code is None:
-                cards.append(CardView(index=i, code=None, name="face-down card"))
-            else:
-                cards.append(
-                    CardView(
-                        index=i,
-                        code=code,
-                        name=card_name(code),
-                        selected=sel == (c, i),
-                        hint_src=(c, i) in hint_src,
-                    )
-                )
-        down = sum(1 for code in col if code is None)
-        if col:
-            top = col[-1]
-            label = (
-                f"Column {c + 1}: {len(col)} card{'s' if len(col) != 1 else ''}"
-                + (f", {down} face down" if down else "")
-                + (f", {card_name(top)} on top" if top else "")
-            )
-        else:
-            label = f"Column {c + 1}: empty"
-        columns.append(
-            ColumnView(
-                index=c,
-                cards=cards,
-                label=label,
-                offsets=max(1, len(col) - 1),
-                hint_dst=c in hint_dst,
-            )
+    columns = [
+        _column(
+            c,
+            tuple(col),
+            sel[1] if sel is not None and sel[0] == c else None,
+            frozenset(i for (k, i) in hint_src if k == c) if hint_src else _NONE,
+            c in hint_dst,
         )
+        for c, col in enumerate(view.columns)
+    ]
     elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
     selected_label = None
     if sel_pile is not None:

@@ -28,6 +28,11 @@
   // A destination: a column number, or "fK" for the free cell K (the family).
   const destEl = (t) => (String(t)[0] === "f" ? $("#cell-" + String(t).slice(1)) : colEl(t));
   const pileKey = (a) => (a.dataset.pile === "reserve" ? "r" : "f") + a.dataset.idx;
+  // A column card's place is in its link ("?select=3-5": column 3, index 5); its code is its
+  // picture's (<use href="#c-7H">); a face-down card has neither (its picture is "#back").
+  const place = (a) => { const m = /^\?select=(\d+)-(\d+)$/.exec(a.getAttribute("href") || ""); return m ? { col: +m[1], idx: +m[2] } : { col: -1, idx: -1 }; };
+  const cardAt = (c, i) => $('#col-' + c + ' a.card[href="?select=' + c + "-" + i + '"]');
+  const codeOf = (e) => { const u = e.querySelector("use"), h = u && u.getAttribute("href"); return h && h.startsWith("#c-") ? h.slice(3) : null; };
   const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const DUR = 220;
   const EASE = "cubic-bezier(.2, .7, .3, 1)";
@@ -45,8 +50,7 @@
   }
 
   function cardName(a) {
-    const s = a.querySelector(".sr");
-    return s ? s.textContent : "card";
+    return a.getAttribute("aria-label") || "card";
   }
 
   function version() {
@@ -97,14 +101,14 @@
       say("Picked up the " + cardName(a).split(",")[0] + ": now choose the column it goes to.");
       return;
     }
-    const col = +a.dataset.col, idx = +a.dataset.idx;
+    const { col, idx } = place(a);
     sel = { col, idx };
     a.classList.add("sel");
     colEl(col).classList.add("src");
     board().classList.add("picking");
     targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
-    say("Picked up the " + cardName(a) + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
+    say("Picked up the " + cardName(a).split(",")[0] + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
         ": now choose the column it goes to.");
   }
 
@@ -114,9 +118,19 @@
     const b = board();
     if (!b) return;
     const pile = typeof from === "object" ? from.pile : "column";
-    b.elements.from_column.value = typeof from === "object" ? from.idx : from;
-    b.elements.from_index.value = typeof from === "object" ? 0 : idx;
-    if (b.elements.from_pile) b.elements.from_pile.value = pile;
+    // The board's fields carry the picked card only when the page was drawn with one.
+    const field = (name, value) => {
+      let e = b.elements.namedItem(name);
+      if (!e) {
+        e = document.createElement("input");
+        e.type = "hidden"; e.name = name;
+        ($("#board-fields") || b).appendChild(e);
+      }
+      e.value = value;
+    };
+    field("from_column", typeof from === "object" ? from.idx : from);
+    field("from_index", typeof from === "object" ? 0 : idx);
+    field("from_pile", pile);
     $$("input[data-to]", b).forEach((e) => e.remove());
     const t = document.createElement("input");
     const cell = String(to)[0] === "f";
@@ -156,7 +170,7 @@
       select(a);
       return;
     }
-    const c = +a.dataset.col, i = +a.dataset.idx;
+    const { col: c, idx: i } = place(a);
     if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
       // The hint shown: one tap plays it.
       const to = a.dataset.hintTo;
@@ -206,7 +220,7 @@
     }
     if (card) {
       ev.preventDefault();
-      const c = +card.dataset.col, i = +card.dataset.idx;
+      const { col: c, idx: i } = place(card);
       if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); return; }
       if (sel) { select(card); return; }
@@ -227,6 +241,10 @@
   });
 
   // ---------------------------------------------------------------- drag and drop
+  // A card is a link: the browser's own link dragging never starts (the pointer events do it).
+  document.addEventListener("dragstart", (ev) => {
+    if (ev.target && ev.target.closest && ev.target.closest("a.card")) ev.preventDefault();
+  });
   document.addEventListener("pointerdown", (ev) => {
     const card = ev.target.closest && ev.target.closest("#board a.card");
     if (!card || ev.button !== 0) return;
@@ -307,10 +325,10 @@
     if (d.over) d.over.classList.remove("drag-over");
     const target = cancel || !ev ? null : columnAt(ev.clientX, ev.clientY);
     if (target && sel && target.dataset.pile === "cell") {
-      dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
+      dragFrom = { code: codeOf(d.card), left: gr.left, top: gr.top };
       dropCell(+target.dataset.idx);
     } else if (target && sel && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) {
-      dragFrom = { code: d.card.dataset.card, left: gr.left, top: gr.top };
+      dragFrom = { code: codeOf(d.card), left: gr.left, top: gr.top };
       drop(+target.dataset.col);
     } else { clearSel(); say("Put back."); }
   }
@@ -397,7 +415,7 @@
     if (inBoard && (key === " " || key === "Enter") && t.matches("a.card")) {
       // The keyboard always picks up and drops (no one-tap): the player chooses the column.
       ev.preventDefault();
-      const c = +t.dataset.col, i = +t.dataset.idx;
+      const { col: c, idx: i } = place(t);
       if (sel && (sel.pile || c !== sel.col)) { focusAfter = c; drop(c); }
       else if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); }
       else select(t);
@@ -440,7 +458,7 @@
     if (hintIdx === items.length) { if (deal) deal.classList.add("hint-src"); return; }
     // "c.i.t": column to column; a reserve or cell card "r0.0.t" / "f1.0.t"; into a cell "c.i.fK".
     const [c, i, t] = items[hintIdx].dataset.move.split(".");
-    const a = c[0] === "r" ? $("#reserve-card-" + c.slice(1)) : c[0] === "f" ? $("#cell-card-" + c.slice(1)) : $("#c" + c + "-" + i);
+    const a = c[0] === "r" ? $("#reserve-card-" + c.slice(1)) : c[0] === "f" ? $("#cell-card-" + c.slice(1)) : cardAt(c, i);
     if (a) { a.classList.add("hint-pair"); a.dataset.hintTo = t; }
     const dst = destEl(t[0] === "f" ? t : +t);
     if (dst) dst.classList.add("hint-target");
@@ -540,7 +558,7 @@
     if (!b) return null;
     const s = { cards: new Map(), downs: new Map(), stock: null, slots: [], done: 0, stockN: 0 };
     // The element itself: a card that leaves the board (a completed run) flies as it was.
-    $$("a.card[data-card]", b).forEach((e) => s.cards.set(e.dataset.card, { r: rectOf(e), el: e }));
+    $$("a.card", b).forEach((e) => { const code = codeOf(e); if (code) s.cards.set(code, { r: rectOf(e), el: e }); });
     $$(".card.down", b).forEach((e) => {
       const c = e.closest(".col").dataset.col;
       s.downs.set(c + ":" + Array.prototype.indexOf.call(e.parentElement.querySelectorAll(".card"), e), rectOf(e));
@@ -565,7 +583,7 @@
     f.className = "fly " + (clone.classList[1] || "");
     f.setAttribute("aria-hidden", "true");
     f.style.cssText = `left:${from.left}px;top:${from.top}px;width:${from.width}px;height:${from.height}px`;
-    const pic = clone.querySelector(".pic");
+    const pic = clone.querySelector("svg");
     if (pic) f.appendChild(clone.isConnected ? pic.cloneNode(true) : pic);
     document.body.appendChild(f);
     const sx = ratio(to.width, from.width);
@@ -586,7 +604,7 @@
     // Read every position first, then start the animations (no layout between the two).
     const cards = $$(".card", b).map((e) => [e, e.getBoundingClientRect()]);
     cards.forEach(([e, now]) => {
-      const code = e.dataset.card;
+      const code = codeOf(e);
       const holder = e.closest(".col, .pile");
       if (!holder) return;
       const col = holder.dataset.col !== undefined ? holder.dataset.col : holder.id;
@@ -770,7 +788,7 @@
   function init() {
     // A card chosen through the page address (?select=, the no-JavaScript way) stays chosen.
     const s = $("#board a.card.sel");
-    if (s) sel = s.dataset.pile ? { pile: s.dataset.pile, idx: +s.dataset.idx } : { col: +s.dataset.col, idx: +s.dataset.idx };
+    if (s) sel = s.dataset.pile ? { pile: s.dataset.pile, idx: +s.dataset.idx } : place(s);
     const pref = $("#onetap-pref");
     if (pref) pref.checked = oneTap();
     layout();

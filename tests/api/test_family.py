@@ -4,6 +4,8 @@ piles, statistics, saved games and privacy per variant, and 2- and 3-deck deals 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -376,12 +378,33 @@ def test_stats_saved_games_and_deletes_cover_every_variant(app: FastAPI, engine:
     assert count_rows(engine, "games", "player_id = :p", p=p.id) == 0
 
 
-def test_winnable_deal_from_no_list_is_a_clear_422(app: FastAPI, engine: Engine) -> None:
+def test_winnable_deal_from_no_list_is_a_clear_422(
+    app: FastAPI, engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every variant ships a graded catalog: here Wasp II's has lost its grades, Wasp has none.
+    from app.engine.solver import catalogs
+
+    for variant in ("scorpion", "wasp-ii"):
+        data = json.loads(catalogs.catalog_path(variant).read_text())
+        if variant == "wasp-ii":
+            data = {k: data[k] for k in ("variant", "format", "scanned", "deals")}
+        (tmp_path / f"{variant}.json").write_text(json.dumps(data))
+    monkeypatch.setattr(catalogs, "CATALOG_DIR", tmp_path)
+    catalogs.winnable_deals.cache_clear()
+    try:
+        _no_list_422(app, engine)
+    finally:
+        monkeypatch.undo()
+        catalogs.winnable_deals.cache_clear()
+
+
+def _no_list_422(app: FastAPI, engine: Engine) -> None:
     p = Player(app)
-    # Every variant has a catalog now; Triple Scorpion's is not graded (docs/difficulty.md).
-    body = {"variant": "triple-scorpion", "winnable": True, "difficulty": "easy"}
+    body = {"variant": "wasp-ii", "winnable": True, "difficulty": "easy"}
     detail = assert_error(p.post("/api/games", body), 422)
-    assert "no list of proved winnable easy deals for Triple Scorpion" in detail
+    assert "no list of proved winnable easy deals for Wasp II" in detail
+    detail = assert_error(p.post("/api/games", {"variant": "wasp", "winnable": True}), 422)
+    assert "no list of proved winnable deals for Wasp yet" in detail
     detail = assert_error(
         p.post("/api/games", {"variant": "scorpion", "winnable": True, "deal_number": 3}), 422
     )
@@ -391,6 +414,7 @@ def test_winnable_deal_from_no_list_is_a_clear_422(app: FastAPI, engine: Engine)
     from app.engine.solver import winnable_deals
 
     assert g["deal_number"] in winnable_deals("scorpion")
+    assert p.new_game(variant="wasp-ii", winnable=True)["difficulty"] is None
 
 
 def test_a_winnable_deal_of_a_family_variant_with_a_difficulty(

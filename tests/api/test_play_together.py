@@ -464,3 +464,32 @@ def test_a_challenge_lists_each_player_once_however_often_they_play(app: FastAPI
         assert [s["challenger"] for s in sides] == [True, False]
         assert (sides[1]["moves"], sides[1]["status"], sides[1]["ranked"]) == (2, "playing", False)
     assert b.get(f"/api/challenges/{token}").json()["sides"][1]["game_id"] == newest
+
+
+def test_every_variant_of_the_family_has_its_daily_deal(
+    app: FastAPI, engine: Engine, on_day: Any
+) -> None:
+    """``/api/daily/{variant}`` takes every id of ``GET /api/variants`` (API.md: every endpoint
+    that takes a variant accepts each of them), and each day's page links to all of them."""
+    on_day(date(2041, 3, 14))
+    p = Player(app)
+    variants = p.get("/api/variants").json()["variants"]
+    assert len(variants) == 11
+    for v in variants:
+        info = p.get(f"/api/daily/{v['id']}")
+        assert info.status_code == 200, (v["id"], info.text)
+        assert info.json()["started"] is False
+        game = p.post(f"/api/daily/{v['id']}")
+        assert game.status_code == 201, (v["id"], game.text)
+        g = game.json()
+        assert g["variant"] == v["id"] and len(g["columns"]) == v["columns"]
+        assert len(g["reserves"]) + len(g["cells"]) == v["reserves"] + v["cells"]
+        assert g.get("deal_number") is None
+        deal, number = stored_deal(engine, g["id"])
+        assert number is None
+        assert_no_hidden_card(game.text, Game.new(v["id"], parse_deal(deal, v["id"])))
+        assert p.get(f"/api/daily/{v['id']}").json()["started"] is True
+    page = p.http.get("/daily/triple-scorpion")
+    assert page.status_code == 200 and "Triple Scorpion daily deal" in page.text
+    for v in variants:
+        assert f'href="/daily/{v["id"]}"' in page.text or v["id"] == "triple-scorpion"

@@ -102,15 +102,15 @@ def test_moves_deal_reveal_and_runs_animate(device: Device, server: LiveServer) 
     wait_version(page, v + 1)
     settled(page)
     # A move: the whole group travels, the card under it flips.
-    tap(page, "#c0-3")
-    animated(page, "#col-4 [data-card='6S']", "#col-4 [data-card='2S']")
+    tap(page, "[href='?select=0-3']")
+    animated(page, "#col-4 .card:has(use[href='#c-6S'])", "#col-4 .card:has(use[href='#c-2S'])")
     shot(page, f"move-{device.name}")
     wait_version(page, v + 2)
     settled(page)
-    expect(page.locator("#c0-2")).to_have_attribute("data-card", "AS")
+    expect(page.locator("[href='?select=0-2'] use")).to_have_attribute("href", "#c-AS")
     shot(page, f"reveal-{device.name}")
     # A completed run travels to the foundation row.
-    tap(page, "#c0-2")
+    tap(page, "[href='?select=0-2']")
     page.wait_for_function("() => document.querySelectorAll('.fly').length > 0", polling="raf")
     shot(page, f"run-removal-{device.name}")
     wait_version(page, v + 3)
@@ -119,7 +119,7 @@ def test_moves_deal_reveal_and_runs_animate(device: Device, server: LiveServer) 
     expect(page.locator(".fly")).to_have_count(0)
     # Undo brings the run back the way it came.
     page.keyboard.press("z")
-    animated(page, "#col-4 [data-card='KS']")
+    animated(page, "#col-4 .card:has(use[href='#c-KS'])")
     wait_version(page, v + 4)
 
 
@@ -127,7 +127,7 @@ def test_a_click_during_the_motion_acts_at_once(device: Device, server: LiveServ
     page = device.page
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:1])
-    tap(page, "#c0-3")
+    tap(page, "[href='?select=0-3']")
     # Version 3 is in and its cards are still travelling (checked frame by frame, since the
     # motion is short): the next tap is not held back.
     page.wait_for_function(
@@ -135,7 +135,7 @@ def test_a_click_during_the_motion_acts_at_once(device: Device, server: LiveServ
                  && document.getAnimations().length > 0""",
         polling="raf",
     )
-    tap(page, "#c0-2")
+    tap(page, "[href='?select=0-2']")
     wait_version(page, 4)
 
 
@@ -148,10 +148,10 @@ def test_no_motion_under_reduced_motion(browser: Browser, server: LiveServer) ->
             page.click("#deal-btn")
             wait_version(page, 2)
             assert page.evaluate("document.getAnimations().length") == 0
-            tap(page, "#c0-3")
+            tap(page, "[href='?select=0-3']")
             wait_version(page, 3)
             assert page.evaluate("document.getAnimations().length") == 0
-            tap(page, "#c0-2")
+            tap(page, "[href='?select=0-2']")
             wait_version(page, 4)
             assert page.evaluate("document.getAnimations().length") == 0
             assert page.locator(".fly").count() == 0
@@ -167,13 +167,16 @@ def test_one_tap_moves_a_card_with_one_destination(device: Device, server: LiveS
     page = device.page
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:1])
-    # Face-up cards carry their code, face-down ones nothing; the destinations are listed.
-    assert page.locator("#board .card.down[data-card]").count() == 0
-    assert page.locator("#board a.card:not([data-card])").count() == 0
+    # Face-up cards carry their code (their picture, "#c-7H"), face-down ones nothing (the
+    # back); the destinations are listed.
+    assert page.locator("#board .card.down").count() > 0
+    assert page.locator("#board .card.down use:not([href='#back'])").count() == 0
+    assert page.locator("#board .card.down[id], #board .card.down[href]").count() == 0
+    assert page.locator("#board a.card:not(:has(use[href^='#c-']))").count() == 0
     assert "0.3:4" in (page.locator("#board-fields").get_attribute("data-targets") or "")
-    tap(page, "#c0-3")
+    tap(page, "[href='?select=0-3']")
     wait_version(page, 3)
-    expect(page.locator("#col-4 [data-card='6S']")).to_have_count(1)
+    expect(page.locator("#col-4 .card:has(use[href='#c-6S'])")).to_have_count(1)
 
 
 def test_several_destinations_pick_and_light_up(device: Device, server: LiveServer) -> None:
@@ -181,16 +184,16 @@ def test_several_destinations_pick_and_light_up(device: Device, server: LiveServ
     api_game(page, server, WIN_DEAL, [list(a) for a in WIN_LINE[:5]])
     expect(page.locator("#game-head")).to_have_attribute("data-version", "6")
     # The King of clubs may go to either empty column: picked, both light up.
-    tap(page, "#c3-3")
-    expect(page.locator("#c3-3")).to_have_class(re.compile(r"\bsel\b"))
+    tap(page, "[href='?select=3-3']")
+    expect(page.locator("[href='?select=3-3']")).to_have_class(re.compile(r"\bsel\b"))
     expect(page.locator("#col-4.tap-target")).to_have_count(1)
     expect(page.locator("#col-5.tap-target")).to_have_count(1)
     shot(page, f"picked-{device.name}")
     # A second tap on it puts it back.
-    tap(page, "#c3-3")
+    tap(page, "[href='?select=3-3']")
     expect(page.locator("#board .card.sel")).to_have_count(0)
     expect(page.locator("#board .tap-target")).to_have_count(0)
-    tap(page, "#c3-3")
+    tap(page, "[href='?select=3-3']")
     page.locator("#col-5 .slot").click()
     wait_version(page, 7)
 
@@ -202,8 +205,8 @@ def test_one_tap_can_be_switched_off(device: Device, server: LiveServer) -> None
     page.click("#more-btn")
     page.uncheck("#onetap-pref")
     page.click("#more-btn")
-    tap(page, "#c0-3")
-    expect(page.locator("#c0-3")).to_have_class(re.compile(r"\bsel\b"))
+    tap(page, "[href='?select=0-3']")
+    expect(page.locator("[href='?select=0-3']")).to_have_class(re.compile(r"\bsel\b"))
     assert version(page) == 2
     tap(page, "#col-4 .card.top")
     wait_version(page, 3)
@@ -215,16 +218,16 @@ def test_dragged_red_cards_stay_red(device: Device, server: LiveServer) -> None:
     page = device.page
     start(page, server, WIN_DEAL)
     play_line(page, WIN_LINE[:1])
-    src = page.locator("#c1-3").bounding_box()  # six of hearts and the cards on it
+    src = page.locator("[href='?select=1-3']").bounding_box()  # six of hearts and the cards on it
     assert src
-    red = page.locator("#c1-3").evaluate("e => getComputedStyle(e).color")
+    red = page.locator("[href='?select=1-3']").evaluate("e => getComputedStyle(e).color")
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + 6)
     page.mouse.down()
     page.mouse.move(src["x"] + src["width"] / 2 + 30, src["y"] + 60, steps=5)
     ghost = page.locator(".ghost .card").first
     expect(ghost).to_be_visible()
     assert ghost.evaluate("e => getComputedStyle(e).color") == red
-    assert red != page.locator("#c0-3").evaluate("e => getComputedStyle(e).color")
+    assert red != page.locator("[href='?select=0-3']").evaluate("e => getComputedStyle(e).color")
     shot(page, f"drag-{device.name}")
     page.keyboard.press("Escape")
     page.mouse.up()
@@ -249,11 +252,26 @@ def test_a_thirty_card_column_fits(device: Device, server: LiveServer) -> None:
              return (n.getBoundingClientRect().top - r.top) / r.width; })"""
     )
     assert strips and min(strips) >= 0.295, min(strips)
-    # The rank's glyph ends above the next card.
-    for el in page.locator("#board a.card:not(.top) .rk").all()[:40]:
-        rk = el.bounding_box()
-        nxt = el.evaluate("e => e.closest('.card').nextElementSibling.getBoundingClientRect().top")
-        assert rk and rk["y"] + rk["height"] <= nxt + 1.5
+    # The rank's glyph ends above the next card. It is drawn by the card's symbol (the sprite,
+    # 60 x 84 units): its box is measured once in those units, then on every covered card.
+    bottom = page.evaluate(
+        """() => {
+             const s = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+             s.setAttribute("viewBox", "0 0 60 84");
+             s.innerHTML = document.querySelector("#c-TS .rk").outerHTML;
+             document.body.appendChild(s);
+             const b = s.firstChild.getBBox();
+             s.remove();
+             return b.y + b.height; }"""
+    )
+    assert 15 < bottom < 25, bottom
+    gaps = page.evaluate(
+        """bottom => Array.from(document.querySelectorAll('#board a.card:not(.top)')).map(e => {
+             const r = e.getBoundingClientRect(), next = e.nextElementSibling;
+             return next.getBoundingClientRect().top - (r.top + bottom * r.height / 84); })""",
+        bottom,
+    )
+    assert gaps and min(gaps) >= -1.5, min(gaps)
     shot(page, f"column-30-{device.name}")
 
 
@@ -293,15 +311,15 @@ def test_one_hint_at_a_time_and_a_tap_plays_it(device: Device, server: LiveServe
     page.click("#hint-btn")
     expect(page.locator("#board .hint-pair")).to_have_count(1)
     expect(page.locator("#board .col.hint-target")).to_have_count(1)
-    first = page.locator("#board .hint-pair").get_attribute("id")
+    first = page.locator("#board .hint-pair").get_attribute("href")
     shot(page, f"hint-{device.name}")
     page.keyboard.press("h")
     expect(page.locator("#board .hint-pair")).to_have_count(1)
-    assert page.locator("#board .hint-pair").get_attribute("id") != first
+    assert page.locator("#board .hint-pair").get_attribute("href") != first
     target = page.locator("#board .hint-pair").get_attribute("data-hint-to")
     src = page.locator("#board .hint-pair")
     n = page.locator(f"#col-{target} .card").count()
-    tap(page, f"#{src.get_attribute('id')}")
+    tap(page, f"#board a[href='{src.get_attribute('href')}']")
     wait_version(page, 3)
     assert page.locator(f"#col-{target} .card").count() > n
     expect(page.locator("#board .hint-pair, #board .hint-target")).to_have_count(0)
@@ -389,7 +407,7 @@ def test_a_whole_known_win_with_a_clean_console(device: Device, server: LiveServ
     page.click("#more-btn")
     page.uncheck("#onetap-pref")
     page.click("#more-btn")
-    tap(page, "#c6-6")
+    tap(page, "[href='?select=6-6']")
     tap(page, "#col-3 .card.top")
     expect(page.locator("#message .error")).to_be_visible()
     assert version(page) == v and device.problems.refused_logs == 0

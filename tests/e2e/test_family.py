@@ -109,7 +109,7 @@ def test_a_reserve_card_moves_by_click(
     try:
         _open(page, server, "three-blind-mice", n)
         card = page.locator(f"#reserve-card-{m.from_column}")
-        code = card.get_attribute("data-card")
+        code = card.locator("use").get_attribute("href")  # its face: "#c-7H"
         assert card.get_attribute("data-pile") == "reserve"
         v = version(page)
         card.click()
@@ -117,7 +117,7 @@ def test_a_reserve_card_moves_by_click(
         tap(page, f"#col-{m.to_column} .card.top")
         wait_version(page, v + 1)
         assert code
-        expect(page.locator(f"#col-{m.to_column} .card.top")).to_have_attribute("data-card", code)
+        expect(page.locator(f"#col-{m.to_column} .card.top use")).to_have_attribute("href", code)
         expect(page.locator(f"#reserve-card-{m.from_column}")).to_have_count(0)
         expect(page.locator("#message")).to_contain_text("reserve card")
         assert _fits(page)["scroll"] <= _fits(page)["inner"]
@@ -148,7 +148,7 @@ def test_cells_out_and_in_by_click(
         # Now the exposed card of another column into the empty cell.
         src = next(c for c in range(10) if c != m.to_column)
         top = page.locator(f"#col-{src} .card.top")
-        code = top.get_attribute("data-card") or ""
+        code = top.locator("use").get_attribute("href") or ""
         top.click(position={"x": 8, "y": 8})
         expect(top).to_have_class(re.compile(r"\bsel\b"))
         slot.click()
@@ -156,7 +156,7 @@ def test_cells_out_and_in_by_click(
         moved = page.locator(f"#cell-card-{m.from_column}")
         expect(moved).to_be_visible()
         if code:
-            expect(moved).to_have_attribute("data-card", code)
+            expect(moved.locator("use")).to_have_attribute("href", code)
         expect(page.locator("#message")).to_contain_text("free cell")
     finally:
         ctx.close()

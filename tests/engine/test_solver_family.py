@@ -10,125 +10,18 @@ must win when replayed through the engine.
 
 from __future__ import annotations
 
-import json
-import random
-import sys
 from functools import cache
 
 import pytest
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
-from app.engine.cards import is_red, run_of
-from app.engine.game import SNAPSHOT_VERSION
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
 from app.engine.solver.family import _Family
+from tests.support.brute import brute_force, small_position
 
 VARIANT_IDS = list(ALL_VARIANTS)
-BRUTE_LIMIT = 400_000
-
-
-def _alternate_run(king_suit: int) -> list[int]:
-    """The alternate-colour run from the King of ``king_suit`` down, the other suit of the
-    other colour in between (spades with hearts, diamonds with clubs)."""
-    partner = {0: 1, 1: 0, 2: 3, 3: 2}[king_suit]
-    out = [(king_suit if (12 - r) % 2 == 0 else partner) * 13 + r for r in range(12, -1, -1)]
-    assert all(is_red(out[k]) != is_red(out[k + 1]) for k in range(12))
-    return out
-
-
-def small_position(variant: str, seed: int) -> Game:
-    """All but thirteen cards removed in runs; those thirteen (they can form the last run) laid
-    out at random, with face-down cards, reserves, cells and the stock where the variant has
-    them."""
-    v = get_variant(variant)
-    rng = random.Random(seed)
-    if v.alternate:
-        runs = [_alternate_run(0), _alternate_run(1), _alternate_run(2)]
-        left = _alternate_run(3)
-    else:
-        suits = [rng.randrange(4)]
-        runs = [
-            [c + 52 * d for c in run_of(s)]
-            for d in range(v.decks)
-            for s in range(4)
-            if d or s not in suits
-        ]
-        left = [c for s in suits for c in run_of(s)]
-    cards = list(left)
-    rng.shuffle(cards)
-    stock = [cards.pop() for _ in range(v.stock)] if v.stock and rng.random() < 0.5 else []
-    reserve = [-1] * v.reserves
-    for k in range(v.reserves):
-        if rng.random() < 0.6:
-            reserve[k] = cards.pop()
-    cells = [-1] * v.cells
-    for k in range(v.cells):
-        if rng.random() < (0.9 if v.cells > 2 else 0.7):
-            cells[k] = cards.pop()
-    cols: list[list[int]] = [[] for _ in range(v.columns)]
-    # four cells make thirteen cards easy: in Scorpion Head they lie in two or three columns,
-    # mostly face down, so that some positions are lost
-    spread = rng.randint(2, 3) if v.cells > 2 else rng.randint(3, 5)
-    used = rng.sample(range(v.columns), k=min(v.columns, spread))
-    for card in cards:
-        cols[rng.choice(used)].append(card)
-    deep = 0.9 if v.cells > 2 else 0.0
-    hidden = [
-        (len(c) - 1 if rng.random() < deep else rng.randrange(len(c)))
-        if len(c) > 1 and rng.random() < 0.5 + deep / 2
-        else 0
-        for c in cols
-    ]
-    done = [run[0] // 13 % 4 for run in runs]
-    snap = {
-        "v": SNAPSHOT_VERSION,
-        "variant": variant,
-        "cols": cols,
-        "hidden": hidden,
-        "stock": stock,
-        "done": done,
-        "hist": [],
-        "fut": [],
-        "res": reserve,
-        "cells": cells,
-        "runs": runs,
-    }
-    return Game.from_snapshot(json.dumps(snap))
-
-
-def brute_force(game: Game, limit: int = BRUTE_LIMIT) -> bool:
-    """Exhaustive search through the engine alone: True when some line wins."""
-    g = game.copy()
-    seen = {g.position_key()}
-    nodes = 0
-
-    def search() -> bool:
-        nonlocal nodes
-        nodes += 1
-        assert nodes < limit, "position too large for the brute force"
-        steps: list[tuple[str, ...] | tuple[object, ...]] = [("move", *m) for m in g.legal_moves()]
-        if g.can_deal:
-            steps.append(("deal",))
-        for step in steps:
-            g.apply(step)  # type: ignore[arg-type]
-            if g.won:
-                return True
-            key = g.position_key()
-            if key not in seen:
-                seen.add(key)
-                if search():
-                    return True
-            g.undo()
-        return False
-
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 50_000))
-    try:
-        return search()
-    finally:
-        sys.setrecursionlimit(old)
 
 
 @cache

@@ -13,10 +13,12 @@ from functools import cache
 
 import pytest
 
-from app.engine import Game, deal_from_number
+from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.game import Action
-from app.engine.solver import Position, dead_reason, solve
+from app.engine.solver import Position, dead_reason, solve, solve_deal
+from app.engine.solver.family import _Family, solve_family
 from app.engine.solver.search import _Search, run_search
+from tests.support.brute import brute_force, small_position
 
 VARIANTS = ["scorpion", "scorpion-ii", "wasp"]
 
@@ -188,3 +190,105 @@ def test_forced_joins_and_merge_first_agree_with_search_without_them(variant: st
         if with_rules != "unknown" and (without != "unknown" or plain != "unknown"):
             counts[with_rules] += 1
     assert counts["win"] >= 100 and counts["loss"] >= 20, counts
+
+
+# -- the family's proof of loss (``app/engine/solver/proof.py``) --------------------------------
+
+FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
+
+
+def _family_dead(game: Game) -> str:
+    return _Family(game).dead_reason()
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_family_proof_never_calls_a_winnable_small_position_lost(variant: str) -> None:
+    # Random small positions (one run's cards, or two runs' cards where a card has two parents
+    # in play: alternate colours, two or three decks), decided by brute force through the
+    # engine: wherever the proof fires, no line wins. Without cells it must fire often.
+    fired = judged = 0
+    shapes = [(False, 0.0), (True, 0.6), (False, 0.4)]
+    for seed in range(30):
+        two, chain = shapes[seed % 3]
+        game = small_position(variant, 7000 + seed, two=two, chain=chain)
+        dead = _family_dead(game)
+        try:
+            winnable = brute_force(game, 6_000)
+        except AssertionError:
+            continue  # too large for the brute force
+        judged += 1
+        assert not (dead and winnable), (variant, seed, dead)
+        fired += bool(dead)
+    assert judged >= 15, judged
+    assert fired >= (0 if get_variant(variant).cells else 5), (judged, fired)
+
+
+# Positions a weaker rule would wrongly call lost (found by weakening each rule in turn and
+# keeping the positions brute force wins): the proof must stay silent on every one.
+#   (rule pinned, variant, generator seed, two runs, chain)
+PINS = [
+    # alternate colours: a joined card may still leave for its other parent
+    ("joined card leaves for another parent", "scorpion-tail", 1, True, 0.6),
+    ("joined card leaves for another parent", "scorpion-tail", 11, True, 0.6),
+    # several decks: a card may join any copy of its parent
+    ("every copy of a parent", "double-scorpion", 0, True, 0.6),
+    # a reserve card can be joined once it left the reserve
+    ("a reserve parent after it leaves", "three-blind-mice", 0, False, 0.3),
+    ("a reserve parent after it leaves", "three-blind-mice", 1, False, 0.3),
+    # free cells: any exposed card may leave for a cell
+    ("a card leaves for a cell", "scorpion-head", 0, False, 0.3),
+    ("a card leaves for a cell", "scorpion-head", 2, False, 0.3),
+    # every cell full: a cell frees when one of its cards leaves
+    ("a cell frees when its card leaves", "how-they-run", 12, False, 0.3),
+    ("a cell frees when its card leaves", "how-they-run", 16, False, 0.3),
+    # a parent still in the stock is of unknown place
+    ("a parent in the stock", "scorpion-tail", 1, False, 0.3),
+    ("a parent in the stock", "scorpion-tail", 5, False, 0.3),
+]
+
+
+@pytest.mark.parametrize(("rule", "variant", "seed", "two", "chain"), PINS)
+def test_family_proof_keeps_each_weakening_it_needs(
+    rule: str, variant: str, seed: int, two: bool, chain: float
+) -> None:
+    game = small_position(variant, seed, two=two, chain=chain)
+    assert brute_force(game, 200_000), rule
+    assert _family_dead(game) == "", rule
+
+
+@pytest.mark.parametrize(
+    "variant", ["scorpion-tail", "farmers-wife", "double-scorpion", "triple-scorpion"]
+)
+def test_family_proof_never_fires_on_an_unpruned_winning_line(variant: str) -> None:
+    # Lines found by plain exhaustive search (no proof) pass only through winnable positions.
+    checked = lines = 0
+    for number in range(1, 60):
+        deal = deal_from_number(number, variant)
+        plain = solve_deal(variant, deal, None, max_nodes=3_000, prune=False)
+        if plain.verdict != "win":
+            continue
+        assert plain.line is not None
+        lines += 1
+        game = Game.new(variant, deal)
+        for action in plain.line[:-1]:
+            game.apply(action)
+            assert _family_dead(game) == "", (number, action)
+            checked += 1
+        if lines >= 5:
+            break
+    assert lines >= 3 and checked > 100, (lines, checked)
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_family_pruned_and_exhaustive_verdicts_agree(variant: str) -> None:
+    # Small positions the plain exhaustive search decides: the proof may only make it faster.
+    agree = 0
+    for seed in range(24):
+        game = small_position(variant, 9000 + seed, two=seed % 2 == 1, chain=0.5)
+        plain = solve_family(game, max_seconds=None, max_nodes=4_000, prune=False)
+        if plain.verdict == "unknown":
+            continue
+        pruned = solve_family(game, max_seconds=None, max_nodes=40_000)
+        assert pruned.verdict == plain.verdict, (variant, seed)
+        agree += 1
+    assert agree >= 10, agree

@@ -201,9 +201,9 @@ def click_move(page: Page, a: int, i: int, b: int) -> None:
     """Tap the card; a card with one legal destination moves at once (one tap), any other is
     picked up and the second tap chooses the column."""
     v = version(page)
-    tap(page, f"#c{a}-{i}")
+    tap(page, f"#board a[href='?select={a}-{i}']")
     moved = f"#game-head[data-version='{v + 1}']"
-    expect(page.locator(f"#c{a}-{i}.sel, {moved}")).to_have_count(1)
+    expect(page.locator(f"#board a.sel[href='?select={a}-{i}'], {moved}")).to_have_count(1)
     if page.locator(moved).count():
         return
     tap(page, target(page, b))

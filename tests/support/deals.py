@@ -115,3 +115,38 @@ def deal_with_pile_move(variant: str, pile: str) -> tuple[int, Any]:
             if m.from_pile == pile:
                 return n, m
     raise AssertionError(f"no {variant} deal with a {pile} move")
+
+
+# Long columns (issue 12, the htmx answer's size): every column from the fifth on, then the
+# fourth, card by card as it turns up, joins column 1 (35 cards, 32 face up); the deal then
+# changes three columns holding 43 face-up cards (and the 9 face-down ones), and column 1's
+# whole face-up part (33 cards) goes onto column 2 (41 cards, 38 face up).
+LONG_DEAL = _deal(
+    [
+        "AS 2S 3S 4C 4S 5S QS",
+        "TS KS AH 2H 4H 5H 6H",
+        "7H 8H 9H TH KH AD 3D",
+        "6S 7S 8S JH 4D 5D 9S",
+        "JS 6D 7D 8D 9D TD QD",
+        "JD KD AC 2C 3C 6C QC",
+        "JC 7C 8C 9C TC KC QH",
+    ],
+    "2D 5C 3H",
+)
+
+LONG_LINE: list[Action] = [
+    ("move", 4, 0, 0),  # JS..QD onto QS: column 5 empty
+    ("move", 5, 0, 0),  # JD..QC onto QD
+    ("move", 6, 0, 0),  # JC..QH onto QC
+    ("move", 3, 3, 0),  # JH..9S onto QH: 8S turns up
+    ("move", 3, 2, 0),  # 8S: 7S turns up
+    ("move", 3, 1, 0),  # 7S: 6S turns up
+    ("move", 3, 0, 0),  # 6S: column 4 empty; column 1 holds 35 cards
+    ("deal",),  # onto columns 1-3: 43 face-up cards in the three
+    ("move", 0, 3, 1),  # 4C and the 32 cards on it onto 5C
+    ("undo",),
+    ("redo",),
+    ("undo",),
+    ("undo",),  # the deal back into the stock
+    ("redo",),
+]

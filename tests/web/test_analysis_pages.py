@@ -128,6 +128,9 @@ def test_out_of_time_says_could_not_tell(browser: Browser, monkeypatch: pytest.M
     assert "No solver hint: the solver could not tell in time" in page.text
 
 
+HINT_SOURCE = r'class="card [SHDC][^"]* hint-src" href="\?select=(\d)-(\d+)"'
+
+
 def test_the_solver_hint_is_highlighted_and_playable(browser: Browser, engine: Engine) -> None:
     gid, game = _start(browser, KNOWN_WIN["deal"])
     r = browser.post(f"/games/{gid}/solver-hint", {"version": 1}, headers=HTMX)
@@ -135,7 +138,7 @@ def test_the_solver_hint_is_highlighted_and_playable(browser: Browser, engine: E
     assert "Solver hint: move the " in r.text and "This keeps the game winnable." in r.text
     assert_no_hidden_card(r.text, game)
     # Exactly one card and one column are highlighted, like a normal hint of one move.
-    sources = re.findall(r'class="card [SHDC][^"]* hint-src" id="c(\d)-(\d+)"', r.text)
+    sources = re.findall(HINT_SOURCE, r.text)
     targets = re.findall(r'class="col hint-dst"[^>]*id="col-(\d)"', r.text)
     assert len(sources) == 1 and len(targets) == 1, (sources, targets)
     a, i, b = int(sources[0][0]), int(sources[0][1]), int(targets[0])
@@ -144,7 +147,7 @@ def test_the_solver_hint_is_highlighted_and_playable(browser: Browser, engine: E
     plain = browser.post(f"/games/{gid}/solver-hint", {"version": 1})
     assert plain.status_code == 303
     page = browser.get(plain.headers["location"]).text
-    assert re.findall(r'class="card [SHDC][^"]* hint-src" id="c(\d)-(\d+)"', page) == sources
+    assert re.findall(HINT_SOURCE, page) == sources
     # Playing it through the normal move form works, and the game stays assisted.
     moved = browser.act(gid, ("move", a, i, b), version=1)
     assert moved.status_code == 303

@@ -120,7 +120,26 @@ def test_choosing_a_card_without_javascript(browser: Browser) -> None:
     for bad in ("0-0", "0-9", "9-1", "x", "1-2-3", "-1-0"):
         other = browser.get(f"/games/{gid}?select={bad}").text
         assert 'class="drop"' not in other, bad
-        assert 'name="from_index" value=""' in other
+        assert 'name="from_index"' not in other  # the board's fields name no card
+
+
+def test_a_card_picked_up_on_a_refusal_page_lands_on_the_game(browser: Browser) -> None:
+    """A card's link is relative (``?select=0-3``, a few bytes): on a board shown at an
+    action's address (a refusal without JavaScript) it asks that address, which sends the
+    browser back to the game with the card picked up."""
+    gid = browser.new_game(deal=WIN_DEAL)
+    refused = browser.post(
+        f"/games/{gid}/move", {"from_column": 0, "from_index": 6, "to_column": 5, "version": 1}
+    )
+    assert refused.status_code == 422 and 'href="?select=0-3"' in refused.text
+    for action in ("move", "deal", "undo", "redo", "winnable", "solver-hint"):
+        r = browser.get(f"/games/{gid}/{action}?select=0-3", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == f"/games/{gid}?select=0-3"
+    page = browser.get(f"/games/{gid}/move?select=0-3").text
+    assert "Picked up the six of spades" in page
+    # The solver's answer page without JavaScript: a card picked up there too.
+    r = browser.get(f"/games/{gid}/solver?select=0-3", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/games/{gid}?select=0-3"
 
 
 def test_a_refused_move_without_htmx_shows_the_reason(browser: Browser) -> None:
@@ -175,10 +194,17 @@ def test_htmx_actions_get_only_what_changed(browser: Browser) -> None:
         targets = partial_targets(body)
         columns = [t for t in targets if t.startswith("#col-")]
         assert columns == expected_columns[k - 1]
-        # A tool only when what it offers changes (the first move makes undo possible).
+        # The status (moves, clock, version) always; the stock only when it changes (the
+        # deal), the completed runs only when one completes (the spades, third); a tool only
+        # when what it offers changes (the first action makes undo possible).
+        stock = ["#deal-btn"] if k == 1 else []
+        runs = ["#foundation"] if k == 3 else []
         tools = ["#undo-btn"] if k == 1 else []
         assert [t for t in targets if not t.startswith("#col-")] == [
+            *stock,
+            "#moves",
             "#game-head",
+            *runs,
             *tools,
             "#message",
             "#board-fields",

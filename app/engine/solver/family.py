@@ -36,15 +36,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   reserve slots (keys hold them as multisets); a whole column moved into an empty column only
   renames the column, and is tried only while the stock holds cards and one of the two columns
   is reached by the deal.
-- The "must leave first" proof of ``search.py`` (``dead_reason_of``) also prunes, only where its
-  premises hold: one deck, same-suit building, no free cell, empty columns for Kings only (of
-  the variants here: Three Blind Mice). There a card still lands only on its same-suit
-  successor and leaves its place only by joining it (a King only into an empty column or with
-  its run); a reserve card only ever *arrives* on the tableau, so reserve cards are passed as
-  cards of unknown place, like stock cards: their constraints are dropped, which can only miss a
-  proof, never make a wrong one. Alternate colours (two possible successors), second decks (two
-  copies of the successor) and cells (a card may leave for a cell) break the premises, so the
-  other variants prove a loss only by exhausting the positions.
+- A position proved lost by ``proof.py`` (a "must leave first" proof that holds in every
+  variant: alternate colours, several decks, reserves, cells) is not expanded. In Three Blind
+  Mice (one deck, same suit, no cell) ``search.py``'s stronger ``dead_reason_of`` is tried
+  first, reserve cards passed as cards of unknown place. The proofs run at the start, after a
+  deal and after a step onto a card or into the last empty column (no other step can add one
+  of their constraints; skipping a check only misses a proof).
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 """
 
@@ -52,9 +49,12 @@ from __future__ import annotations
 
 import time
 
-from ..cards import KING, is_red
+from ..cards import KING
 from ..game import Action, Game
 from ..variants import Variant
+from .proof import CHILDREN as _CHILDREN
+from .proof import PARENTS as _PARENTS
+from .proof import family_dead_reason
 from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
@@ -70,28 +70,6 @@ _CELL = 2  # (k, 0, b): cell k onto column b
 _TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
 
 _PILE_NAME = {_RES: "reserve", _CELL: "cell"}
-
-
-def _parents(alternate: bool) -> tuple[tuple[int, ...], ...]:
-    """For each logical card, the cards it may land on (none for a King)."""
-    out: list[tuple[int, ...]] = []
-    for card in range(52):
-        rank = card % 13
-        if rank == KING:
-            out.append(())
-        elif alternate:
-            out.append(tuple(s * 13 + rank + 1 for s in range(4) if is_red(s * 13) != is_red(card)))
-        else:
-            out.append((card + 1,))
-    return tuple(out)
-
-
-_PARENTS = {False: _parents(False), True: _parents(True)}
-# For each logical card, the cards that may land on it (the inverse of ``_PARENTS``).
-_CHILDREN = {
-    alt: tuple(tuple(c for c in range(52) if top in parents[c]) for top in range(52))
-    for alt, parents in _PARENTS.items()
-}
 
 
 def fits_on(variant: Variant, card: int, top: int) -> bool:
@@ -119,12 +97,12 @@ class _Family:
         self.done = len(game.completed)
         self.colkey: list[bytes] = [self._colkey(c) for c in range(self.ncols)]
         self.seen: set[bytes] = set()
-        # The "must leave first" proof of loss holds where a card lands only on its same-suit
-        # successor and leaves its place only by joining it (or a King into an empty column):
-        # one deck, same suit, no cell, an empty column for Kings only. Reserves only give cards.
+        # search.py's proof holds with one deck, same suit, no cell, empty columns for Kings
         self.must_leave = (
             v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
         )
+        # proof.py's (see ``_worth_proving``): it assumes empty columns take Kings only
+        self.prove = not v.empty_accepts_any
         self.dead_checks = 0
         self.dead_cuts = 0
         self.path: list[Action] = []
@@ -329,7 +307,7 @@ class _Family:
     def dfs(self) -> bool:
         """Search from the current position (its key already seen); True on a win."""
         self.nodes += 1
-        if not self.nodes & 1023 and (
+        if not self.nodes & 63 and (
             self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
         ):
             raise OutOfBudget
@@ -346,8 +324,10 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)  # a position proved lost is remembered as explored, too
-                if self.must_leave and kind != _TO_CELL and self._needs_check(b, base):
+                if self.prove and self._worth_proving(kind, base):
                     self.dead_checks += 1
+                    if not self.dead_checks & 15 and time.perf_counter() >= self.deadline:
+                        raise OutOfBudget  # a proof costs more than a node: watch the clock
                     if self.dead_reason():
                         self.dead_cuts += 1
                         self._undo(kind, a, b, card, saved)
@@ -365,6 +345,12 @@ class _Family:
             key = self.key()
             if key not in seen:
                 seen.add(key)
+                if self.prove:
+                    self.dead_checks += 1
+                    if self.dead_reason():
+                        self.dead_cuts += 1
+                        self.undo_deal(rec)
+                        return False
                 path.append(("deal",))
                 if self.dfs():
                     return True
@@ -372,23 +358,32 @@ class _Family:
             self.undo_deal(rec)
         return False
 
-    def _needs_check(self, b: int, base: int) -> bool:
-        """True when the step that laid cards from index ``base`` on column ``b`` may have
-        made a new "must leave first" constraint: a card laid above its own predecessor, or a
-        King filling the last empty column (skipping a check only misses a proof)."""
-        col = self.cols[b]
-        below = col[:base]
-        for g in col[base:]:
-            if g % 13 and g - 1 in below:
-                return True
-        return base == 0 and all(self.cols)
+    def _worth_proving(self, kind: int, base: int) -> bool:
+        """May the step just made have added a constraint of the proofs? A step onto a card
+        may; a King into an empty column only when it fills the last one. With free cells any
+        exposed card may leave for one once a cell is empty, and the proof seldom fires: there
+        it is tried at the start only (skipping a check only misses a proof)."""
+        if self.cells:
+            return False  # measured: many checks, few cuts; tried at the start and no more
+        return bool(base) or all(self.cols)
 
     def dead_reason(self) -> str:
-        """The "must leave first" proof of ``search.py`` (same-suit, one-deck variants without
-        cells: Three Blind Mice). Reserve cards are passed as cards whose place is unknown (as
-        the stock's are): their constraints are dropped, which can only miss a proof."""
+        """Why the position is lost ("" if no proof is found): ``search.py``'s proof where it
+        holds (reserve cards passed as of unknown place), then ``proof.py``'s."""
         reserve = [c for c in self.reserve if c >= 0]
-        return dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+        if self.must_leave:
+            reason = dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+            if reason:
+                return reason
+        return family_dead_reason(
+            self.cols,
+            self.hidden,
+            self.reserve + self.cells,
+            self.stock,
+            self.parents,
+            self.children,
+            len(self.cells),
+        )
 
     def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:
         if kind == _TO_CELL:
@@ -412,12 +407,13 @@ def solve_family(
     ``prune=False`` switches the "must leave first" proof off (plain exhaustive search)."""
     s = _Family(game)
     s.must_leave = s.must_leave and prune
+    s.prove = s.prove and prune
     return run_search(
         s,
         max_seconds,
         max_nodes,
         won=s.done == s.runs_needed,
-        prove=s.must_leave,
+        prove=s.prove or s.must_leave,
         stats=lambda: _stats(s),
     )
 

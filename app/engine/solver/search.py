@@ -52,6 +52,7 @@ from ..cards import KING, Card, run_of
 from ..deals import Deal
 from ..game import SNAPSHOT_VERSION, Action, Game
 from ..variants import ALL_VARIANTS, Variant, get_variant
+from .proof import least_fixpoint
 
 Verdict = Literal["win", "loss", "unknown"]
 
@@ -762,7 +763,6 @@ def dead_reason_of(cols: list[list[int]], hidden: list[int], stock: list[int], w
     n_ev = 161
     clauses: list[list[int]] = []  # each clause: the events any one of which satisfies it
     owner: list[int] = []  # clause -> event
-    need = [0] * n_ev  # unsatisfied clause count per event
     exists = [False] * n_ev
     col_of = [-1] * 52
     idx_of = [-1] * 52
@@ -777,7 +777,6 @@ def dead_reason_of(cols: list[list[int]], hidden: list[int], stock: list[int], w
     def add(ev: int, alts: list[int]) -> None:
         clauses.append(alts)
         owner.append(ev)
-        need[ev] += 1
 
     any_empty = any(not col for col in cols)
     required: list[int] = []
@@ -849,26 +848,7 @@ def dead_reason_of(cols: list[list[int]], hidden: list[int], stock: list[int], w
     exists[104] = True
     if not any_empty:
         add(104, [52 + col[0] for col in cols])
-    # least fixpoint by propagation
-    watch: list[list[int]] = [[] for _ in range(n_ev)]
-    for ci2, alts in enumerate(clauses):
-        for ev in alts:
-            watch[ev].append(ci2)
-    sat = [False] * len(clauses)
-    ok = [False] * n_ev
-    queue = [ev for ev in range(n_ev) if exists[ev] and need[ev] == 0]
-    for ev in queue:
-        ok[ev] = True
-    while queue:
-        ev = queue.pop()
-        for ci2 in watch[ev]:
-            if not sat[ci2]:
-                sat[ci2] = True
-                o = owner[ci2]
-                need[o] -= 1
-                if need[o] == 0 and not ok[o]:
-                    ok[o] = True
-                    queue.append(o)
+    ok = least_fixpoint(n_ev, owner, clauses, exists)
     for ev in required:
         if not ok[ev]:
             if ev < 52:

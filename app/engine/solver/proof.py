@@ -1,0 +1,248 @@
+"""A "must leave first" proof of loss for every variant of the family. Pure, no I/O.
+
+``search.py``'s ``dead_reason_of`` proves a plain position lost when some card can never join
+its successor. Its premises (one deck, same-suit building, no cell: a card lands only on its
+one successor, leaves its place only by joining it) fail in the other variants; this module
+proves the same kind of loss from weaker premises that hold in all of them, on the *card
+instances* of the position (a card at a place: a column index, a reserve slot, a cell; the
+identical cards of two or three decks are distinct instances, each real).
+
+Words: a card's *place* is what it lies directly on (the card under it, or the bottom of its
+column), or its reserve slot or cell. What a card lies on changes only when that card itself is
+picked up (as a group's leading card, or alone into a cell) or leaves with a completed run: a
+card carried along keeps its place. A card lying on one of its *parents* (the cards it may land
+on: the next higher card of its suit, or of the other colour in alternate colours, in every
+deck) is *joined*. A non-King card removed in a run takes the card under it along (the run is
+thirteen cards from a King up), so only a King's leaving by a run exposes the card under it.
+
+Events, each "for the first time": L[x] card x leaves its place (picked up, or for a King also
+removed with its run); J[x] x is laid on a parent other than the one it lies on; P[x, p] x is
+laid on the parent instance p; C[x] x goes into a cell; M[x] the King x goes into an empty
+column; R[x] the King x leaves with its run; E some column is empty. Each event needs every
+one of its clauses to have happened first, a clause being met by any one of its events
+(``J`` and ``L`` are only "one of": they happen together with the alternative that makes
+them, never in a cycle). A P[x, p] that needs one event only is that event in J's clause; one
+that needs nothing, or a parent in the stock, leaves J[x] unconstrained. Sound necessary conditions:
+
+- P[x, p]: a face-down x needs the card on it to leave; the card now on p must leave (nothing
+  else can uncover p; p may move meanwhile, the card on it moves along); if p lies above x in
+  one column, one of the cards from just above x up to p must leave (else p stays above x in
+  the pile x would carry); a reserve or cell p must leave it first (nothing lands on a reserve
+  or cell card). A parent in the stock is of unknown place: x may join it (unconstrained).
+- L[x], x not a King: J[x] or (variants with cells) C[x]. A joined card may leave for another
+  parent (alternate colours, other decks) or a cell; in a one-deck same-suit game it never does.
+- L[x], x a King: M[x] (needs E, and the card on a face-down x to leave), C[x], or R[x] (needs
+  a child laid on x, so the card now on x to leave, unless it is a child and x is face up).
+- C[x]: the card now on x must leave (a cell takes a column's exposed card alone), and F.
+- F some cell is empty: when every cell is full, one of the cards now in a cell must leave
+  first (a card never moves from cell to cell). Once one has, the cells are unconstrained.
+- E: when no column is empty, some column's deepest card must leave.
+- Required for a win (every card leaves the table in a run): every non-joined non-King
+  instance joins a parent (J), every face-down card's cover leaves, every reserve, cell and
+  tableau King instance leaves its place (L).
+
+The proof assumes an empty column takes only a King or a King-led group (every variant it
+serves; not Wasp). The events that can ever happen are the least fixpoint; a required event
+outside it proves the position lost. Stock cards are left unconstrained (their places are
+unknown), and the deal only lays cards on columns' open ends: it adds constraints this proof
+ignores, never removes any. Whatever is not constrained here may happen at any time, so the
+proof can only miss a loss, never make a wrong one (``tests/engine/test_solver_soundness.py``
+compares it with brute force through the engine, and pins each weakening it needs).
+"""
+
+from __future__ import annotations
+
+from ..cards import KING, code, is_red
+
+Parents = tuple[tuple[int, ...], ...]
+
+
+def _parents(alternate: bool) -> tuple[tuple[int, ...], ...]:
+    """For each logical card, the cards it may land on (none for a King)."""
+    out: list[tuple[int, ...]] = []
+    for card in range(52):
+        rank = card % 13
+        if rank == KING:
+            out.append(())
+        elif alternate:
+            out.append(tuple(s * 13 + rank + 1 for s in range(4) if is_red(s * 13) != is_red(card)))
+        else:
+            out.append((card + 1,))
+    return tuple(out)
+
+
+PARENTS = {False: _parents(False), True: _parents(True)}
+# For each logical card, the cards that may land on it (the inverse of ``PARENTS``).
+CHILDREN = {
+    alt: tuple(tuple(c for c in range(52) if top in parents[c]) for top in range(52))
+    for alt, parents in PARENTS.items()
+}
+
+
+def family_dead_reason(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+    cells: int,
+) -> str:
+    """Prove a position lost (see the module docstring); "" when no proof is found.
+
+    ``cols``: logical cards (0-51), deepest first; ``slots``: the cards of the reserves and
+    cells (logical, -1 for an empty slot): they only leave, onto a parent or (a King) into an
+    empty column; ``stock``: logical cards still to deal; ``parents``/``children``: the
+    variant's landing table by logical card; ``cells``: how many of the last ``slots`` are free
+    cells (any exposed card may go to an empty one).
+    """
+    # -- the instances: tableau cards first, then the reserve and cell cards ------------------
+    card_of: list[int] = []
+    col_of: list[int] = []
+    idx_of: list[int] = []
+    where: list[list[int]] = [[] for _ in range(52)]
+    first_of: list[int] = []  # first instance id of each column
+    for ci, col in enumerate(cols):
+        first_of.append(len(card_of))
+        for k, x in enumerate(col):
+            where[x].append(len(card_of))
+            card_of.append(x)
+            col_of.append(ci)
+            idx_of.append(k)
+    n_tab = len(card_of)
+    for x in slots:
+        if x >= 0:
+            where[x].append(len(card_of))
+            card_of.append(x)
+            col_of.append(-1)
+            idx_of.append(-1)
+    n = len(card_of)
+    in_stock = [False] * 52
+    for x in stock:
+        in_stock[x] = True
+
+    # events: L[i] = i, J[i] = n + i, E = 2n, F = 2n + 1, then the P[x, p] and C[x] that need
+    # two clauses
+    e_ev = 2 * n
+    f_ev = e_ev + 1
+    n_ev = f_ev + 1
+    owner: list[int] = []  # clause -> the event it constrains
+    clauses: list[list[int]] = []  # clause -> the events any one of which meets it
+    if cells and min(slots[-cells:]) >= 0:
+        owner.append(f_ev)
+        clauses.append(list(range(n - cells, n)))
+    required: list[int] = []
+    for i in range(n):
+        x = card_of[i]
+        tab = i < n_tab
+        above = i + 1 if tab and i + 1 < n_tab and col_of[i + 1] == col_of[i] else -1
+        fd = tab and idx_of[i] < hidden[col_of[i]]
+        if fd:
+            required.append(above)  # a face-down card always has a card on it
+        if x % 13 == KING:
+            required.append(i)
+            if not tab:
+                owner.append(i)
+                clauses.append([e_ev])  # M[x] only
+            elif above >= 0 and (fd or card_of[above] not in children[x]):
+                # M[x] needs E (and, face down, the cover to leave); C[x] and R[x] the cover
+                owner.append(i)
+                clauses.append([above] if fd else [above, e_ev])
+            # else R[x] (nothing on x, or a child on the face-up x) is unconstrained
+            continue
+        under = i - 1 if tab and idx_of[i] > 0 else -1
+        jx = n + i
+        if not tab:
+            required.append(i)
+        if not (under >= 0 and card_of[under] in parents[x]):
+            required.append(jx)  # not joined: must join a parent
+        if fd:
+            owner.append(jx)
+            clauses.append([above])
+        # L[x]: J[x], or C[x] (needs F and the cover to leave)
+        owner.append(i)
+        if not (cells and tab):
+            clauses.append([jx])
+        elif above < 0:
+            clauses.append([jx, f_ev])
+        else:
+            clauses.append([jx, n_ev])
+            owner.append(n_ev)
+            clauses.append([above])
+            owner.append(n_ev)
+            clauses.append([f_ev])
+            n_ev += 1
+        # J[x]: one of the P[x, p]; an unconstrained one (or a parent in the stock) frees it
+        alts: list[int] = []
+        free = False
+        for p in parents[x]:
+            if in_stock[p]:
+                free = True
+                break
+            for j in where[p]:
+                if j == under:
+                    continue
+                if j >= n_tab:
+                    alts.append(j)  # a reserve or cell card must leave it first
+                    continue
+                oj = j + 1 if j + 1 < n_tab and col_of[j + 1] == col_of[j] else -1
+                if tab and col_of[j] == col_of[i] and j > i:
+                    if oj < 0:
+                        alts.extend(range(i + 1, j + 1))
+                        continue
+                    ev = n_ev
+                    n_ev += 1
+                    owner.append(ev)
+                    clauses.append([oj])
+                    owner.append(ev)
+                    clauses.append(list(range(i + 1, j + 1)))
+                    alts.append(ev)
+                elif oj < 0:
+                    free = True
+                    break
+                else:
+                    alts.append(oj)
+            if free:
+                break
+        if not free:
+            owner.append(jx)
+            clauses.append(alts)
+    if all(cols):
+        owner.append(e_ev)
+        clauses.append([first_of[ci] for ci in range(len(cols))])
+
+    ok = least_fixpoint(n_ev, owner, clauses)
+    for ev in required:
+        if not ok[ev]:
+            if ev >= n:
+                return f"{code(card_of[ev - n])} can never join a card it fits on"
+            return f"{code(card_of[ev])} can never leave its place"
+    return ""
+
+
+def least_fixpoint(
+    n_ev: int, owner: list[int], clauses: list[list[int]], seeds: list[bool] | None = None
+) -> list[bool]:
+    """The events that can ever happen: an event happens once each of its clauses (``owner[k]``
+    is the event clause ``k`` constrains) has one of its events happened, starting from the
+    unconstrained ones (among ``seeds`` only, when given). Unit propagation, linear time."""
+    need = [0] * n_ev
+    watch: list[list[int]] = [[] for _ in range(n_ev)]
+    for k, alts in enumerate(clauses):
+        need[owner[k]] += 1
+        for ev in alts:
+            watch[ev].append(k)
+    ok = [need[ev] == 0 and (seeds is None or seeds[ev]) for ev in range(n_ev)]
+    queue = [ev for ev in range(n_ev) if ok[ev]]
+    sat = [False] * len(clauses)
+    while queue:
+        ev = queue.pop()
+        for k in watch[ev]:
+            if not sat[k]:
+                sat[k] = True
+                o = owner[k]
+                need[o] -= 1
+                if need[o] == 0 and not ok[o]:
+                    ok[o] = True
+                    queue.append(o)
+    return ok

@@ -1,0 +1,108 @@
+"""Issue 12: an htmx answer to a move of the base game stays under 8 KB, long columns
+included. The answer re-sends whole columns (only those the action changed), so a face-up
+card must cost little: its picture is one symbol of the page's sprite (``#c-7H``)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import Engine, text
+
+from app.engine import Game, deal_from_number, parse_deal
+from tests.support.cards import make_game
+from tests.support.deals import LONG_DEAL, LONG_LINE
+from tests.support.html_client import HTMX, Browser, shown_cards, version_of
+
+LIMIT = 8 * 1024  # bytes of the answer's body
+
+
+@pytest.fixture()
+def browser(app: FastAPI) -> Browser:
+    return Browser(app)
+
+
+def changed_columns(body: str) -> list[str]:
+    return re.findall(r'<hx-partial hx-target="(#col-\d+)"', body)
+
+
+def test_long_columns_answer_under_8_kb(browser: Browser) -> None:
+    """A deal built for long columns: one column grows to 35 cards, then the deal changes
+    three columns holding 43 face-up cards (and 9 face-down ones), a move changes two holding
+    39; undo and redo re-send the same columns. Every answer is under 8 KB."""
+    gid = browser.new_game(deal=LONG_DEAL)
+    game = Game.new("scorpion", parse_deal(LONG_DEAL))
+    version = 1
+    most = (0, 0)  # (face-up cards re-sent, bytes) of the answer re-sending the most cards
+    for action in LONG_LINE:
+        r = browser.act(gid, action, version, headers=HTMX)
+        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
+        game.apply(action)
+        version += 1
+        cards = len(shown_cards(r.text))
+        assert len(r.content) < LIMIT, f"{action}: {len(r.content)} bytes, {cards} face-up cards"
+        most = max(most, (cards, len(r.content)))
+        changed = [int(c[len("#col-") :]) for c in changed_columns(r.text)]
+        up = sum(1 for c in changed for x in game.public_view().columns[c] if x)
+        assert cards == up  # every face-up card of every changed column is drawn
+    assert most[0] >= 43, most  # the deal: three columns, 43 face-up cards
+    assert "data-version" in r.text and version_of(r.text) == version
+
+
+@pytest.mark.parametrize("number", [57, 15])  # columns of 31 and 30 cards
+def test_hints_round_robin_answers_under_8_kb(browser: Browser, number: int) -> None:
+    """A deal played by its useful moves in turn (the first, then the second, ...), which
+    builds long columns, dealing when none is left: every answer is under 8 KB."""
+    gid = browser.new_game(deal_number=number)
+    game = Game.new("scorpion", deal_from_number(number))
+    version = version_of(browser.get(f"/games/{gid}").text)
+    sizes = []
+    for k in range(150):
+        hints = game.hints()
+        if hints:
+            m = hints[k % len(hints)]
+            action: tuple[object, ...] = ("move", m.from_column, m.from_index, m.to_column)
+        elif game.can_deal:
+            action = ("deal",)
+        else:
+            break
+        r = browser.act(gid, action, version, headers=HTMX)
+        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
+        game.apply(action)
+        version += 1
+        sizes.append(len(r.content))
+        assert len(r.content) < LIMIT, f"{action}: {len(r.content)} bytes"
+        if game.public_view().status != "playing":
+            break
+    assert len(sizes) >= 25
+
+
+def test_every_card_face_up_in_three_changed_columns(browser: Browser, engine: Engine) -> None:
+    """The most an answer of the base game can re-send: the deal onto three columns that hold
+    all 52 cards face up (49 of them before the deal; its undo and redo re-send the same). The
+    position is built (tests/support/cards.py) and written as the game's state."""
+    gid = browser.new_game(deal=LONG_DEAL)
+    deck = [r + s for s in "SHDC" for r in "KQJT98765432A"]
+    rest = [c for c in deck if c not in ("2D", "5C", "3H")]
+    rest = rest[1::2] + rest[0::2]  # no two cards of a suit in sequence: no run completes
+    built = make_game(
+        {0: " ".join(rest[:21]), 1: " ".join(rest[21:35]), 2: " ".join(rest[35:])},
+        stock="2D 5C 3H",
+        filler_column=0,
+    )
+    assert sum(1 for col in built.public_view().columns for c in col if c) == 49
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE games SET snapshot = :s WHERE id = :id"),
+            {"s": built.to_snapshot(), "id": gid},
+        )
+    version = 1
+    for action in [("deal",), ("undo",), ("redo",)]:
+        r = browser.act(gid, action, version, headers=HTMX)
+        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
+        version += 1
+        assert changed_columns(r.text) == ["#col-0", "#col-1", "#col-2"]
+        cards = len(shown_cards(r.text))
+        assert cards == (52 if action != ("undo",) else 49)
+        assert len(r.content) < LIMIT, f"{action}: {len(r.content)} bytes, {cards} face-up cards"
