@@ -88,12 +88,6 @@ def _csrf_token(secret_key: str, player_id: str) -> str:
     return hmac.new(secret_key.encode(), b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
 
 
-def csrf_token_valid(player_id: str, token: str | None, settings: Settings | None = None) -> bool:
-    """Whether ``token`` is ``player_id``'s CSRF token. Anything else, a token with non-ASCII
-    characters included (``hmac.compare_digest`` refuses to compare those), is simply wrong."""
-    return token_matches(csrf_token_for(player_id, settings), token)
-
-
 def token_matches(expected: str, token: str | None) -> bool:
     """Whether ``token`` is ``expected``, in constant time; a non-ASCII token is simply wrong."""
     if not token or not token.isascii():
