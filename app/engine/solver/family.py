@@ -47,6 +47,7 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
 
 from __future__ import annotations
 
+import sys
 import time
 
 from ..cards import KING
@@ -68,6 +69,9 @@ _COL = 0  # (a, i, b): column a from index i onto column b
 _RES = 1  # (k, 0, b): reserve k onto column b
 _CELL = 2  # (k, 0, b): cell k onto column b
 _TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
+
+# The share of a bounded budget the win-first phase (``winfirst.py``) may spend first.
+WIN_FIRST_SHARE = 0.5
 
 _PILE_NAME = {_RES: "reserve", _CELL: "cell"}
 
@@ -221,6 +225,12 @@ class _Family:
 
     def gen_moves(self) -> list[tuple[int, int, int, int]]:
         """Every move worth trying (module docstring), best first."""
+        scored = self.scored_moves()
+        scored.sort(key=lambda s: -s[0])
+        return [m for _, m in scored]
+
+    def scored_moves(self) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """Every move worth trying (module docstring), each with its priority (higher first)."""
         cols, hidden, parents = self.cols, self.hidden, self.parents
         ncols = self.ncols
         tops: dict[int, list[int]] = {}
@@ -292,8 +302,7 @@ class _Family:
                         if n == 1:
                             prio += 15
                         scored.append((prio, (_TO_CELL, a, n - 1, free)))
-        scored.sort(key=lambda s: -s[0])
-        return [m for _, m in scored]
+        return scored
 
     # -- the search -----------------------------------------------------------------------
 
@@ -401,21 +410,54 @@ def solve_family(
     max_seconds: float | None = 10.0,
     max_nodes: int | None = None,
     prune: bool = True,
+    win_first: float = WIN_FIRST_SHARE,
 ) -> SearchResult:
     """Search ``game``'s position (any variant). A win's line is NOT verified here.
 
-    ``prune=False`` switches the "must leave first" proof off (plain exhaustive search)."""
+    After the proof of loss at the start, ``win_first`` of the budget (seconds and nodes
+    alike; none when the budget is unbounded) goes to ``winfirst.py``'s incomplete search,
+    which may only find a win; the complete search then has the rest. ``prune=False`` switches
+    the proofs of loss and the win-first phase off (plain exhaustive search)."""
+    from .winfirst import win_first as run_win_first  # winfirst.py imports this module
+
+    start = time.perf_counter()
     s = _Family(game)
     s.must_leave = s.must_leave and prune
     s.prove = s.prove and prune
-    return run_search(
+    won = s.done == s.runs_needed
+    spent = 0
+    proved = False  # the start checked already
+    if prune and not won and win_first > 0 and (max_seconds or max_nodes):
+        reason = s.dead_reason()
+        if reason:
+            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
+        proved = True
+        end = start + max_seconds * win_first if max_seconds else float("inf")
+        cap = max(1, int(max_nodes * win_first)) if max_nodes else None
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 50_000))
+        try:
+            line, spent = run_win_first(game, end, cap)
+        finally:
+            sys.setrecursionlimit(limit)
+        if line is not None:
+            return SearchResult("win", line, spent, time.perf_counter() - start)
+        if max_seconds is not None:
+            max_seconds = max(0.0, max_seconds - (time.perf_counter() - start))
+        if max_nodes is not None:
+            max_nodes = max(1, max_nodes - spent)
+    r = run_search(
         s,
         max_seconds,
         max_nodes,
-        won=s.done == s.runs_needed,
-        prove=s.prove or s.must_leave,
+        won=won,
+        prove=(s.prove or s.must_leave) and not proved,
         stats=lambda: _stats(s),
     )
+    if spent:
+        r.nodes += spent
+        r.seconds = time.perf_counter() - start
+    return r
 
 
 def _stats(s: _Family) -> dict[str, int]:

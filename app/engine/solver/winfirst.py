@@ -1,0 +1,133 @@
+"""The family's win-first phase: an incomplete search that may only answer "win". Pure, no I/O.
+
+``family.py``'s complete depth-first search decides a deal by exploring every reachable
+position; on a winnable deal it often loses itself in a huge subtree below one early move (the
+moves it tries first are not wrong, only endless), while a line exists a few hundred positions
+away. Before it, ``solve_family`` gives this phase a share of the budget:
+
+- **restarts**: the same depth-first search (``_Family``'s, with its transposition set and its
+  proofs of loss) run again and again from the start, each run with a node limit that grows
+  with the run's number (the Luby sequence times a base), the first run in the complete
+  search's own move order, every later one with the priorities shaken by seeded random noise.
+  A run that meets its limit is abandoned; a run that exhausts its (pruned) tree proves
+  nothing and the next one starts.
+- **strong pruning** (unsound for a loss, harmless for a win): a face-up card that lies on a
+  card it fits on is never picked up off it (the group keeps moving along with the card under
+  it), and a column's exposed card goes into a free cell only when that turns a face-down card
+  up, empties the column, or lays bare a card that can then move onto an exposed card or be
+  built on by a loose card (one in a reserve or cell, or a face-up card not on a card it fits
+  on).
+
+Soundness: the phase answers only "win" (with the line of engine actions that got there,
+which ``api.py`` replays through ``Game`` before believing it) or nothing. It never answers
+"loss" and shares nothing with the complete search that follows, which alone may prove a loss.
+The noise is seeded: the same position and budget give the same answer.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ..cards import KING
+from ..game import Action, Game
+from .family import _COL, _TO_CELL, _Family
+from .search import OutOfBudget
+
+BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
+NOISE = 60  # the largest random bonus added to a move's priority (priorities span ~200)
+
+
+def luby(k: int) -> int:
+    """The k-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ..."""
+    size, power = 1, 0
+    while size < k + 1:
+        size = 2 * size + 1
+        power += 1
+    while size - 1 != k:
+        size = (size - 1) // 2
+        power -= 1
+        k %= size
+    return 1 << power
+
+
+class _WinFirst(_Family):
+    """``_Family`` with the strong pruning and the seeded noise of the win-first phase."""
+
+    def __init__(self, game: Game, rng: random.Random | None, noise: int) -> None:
+        super().__init__(game)
+        self.rng = rng
+        self.noise = noise
+
+    def gen_moves(self) -> list[tuple[int, int, int, int]]:
+        cols, hidden, parents = self.cols, self.hidden, self.parents
+        kept: list[tuple[float, tuple[int, int, int, int]]] = []
+        loose: set[int] | None = None
+        for prio, move in self.scored_moves():
+            kind, a, i, _ = move
+            if kind == _COL:
+                col = cols[a]
+                if i > hidden[a] and col[i - 1] in parents[col[i]]:
+                    continue  # never break a card off a card it fits on
+            elif kind == _TO_CELL:
+                if loose is None:
+                    loose = self._loose()
+                if not self._cell_useful(a, loose):
+                    continue
+            kept.append((prio, move))
+        if self.rng is not None:
+            r, noise = self.rng.random, self.noise
+            kept = [(p + noise * r(), m) for p, m in kept]
+        kept.sort(key=lambda s: -s[0])
+        return [m for _, m in kept]
+
+    def _loose(self) -> set[int]:
+        """The cards that may move somewhere once a card they fit on is bare: reserve and cell
+        cards, and face-up cards that do not lie on a card they fit on."""
+        out = {x for x in self.reserve if x >= 0} | {x for x in self.cells if x >= 0}
+        parents = self.parents
+        for col, h in zip(self.cols, self.hidden, strict=True):
+            for i in range(h, len(col)):
+                if i == 0 or i == h or col[i - 1] not in parents[col[i]]:
+                    out.add(col[i])
+        return out
+
+    def _cell_useful(self, a: int, loose: set[int]) -> bool:
+        col = self.cols[a]
+        n = len(col)
+        if n == 1 or n - 1 == self.hidden[a]:
+            return True  # empties the column or turns a face-down card up
+        bare, moved = col[n - 2], col[n - 1]
+        if any(c in loose and c != moved for c in self.children[bare]):
+            return True
+        if bare % 13 == KING or (n - 2 > self.hidden[a] and col[n - 3] in self.parents[bare]):
+            return False  # the bared card stays where it is
+        tops = {c[-1] for k, c in enumerate(self.cols) if c and k != a}
+        return any(p in tops for p in self.parents[bare])
+
+
+def win_first(
+    game: Game, deadline: float, max_nodes: int | None
+) -> tuple[list[Action] | None, int]:
+    """Restarted, strongly pruned searches from ``game``'s position until one wins, the clock
+    passes ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes)."""
+    total = 0
+    run = 0
+    while time.perf_counter() < deadline and (max_nodes is None or total < max_nodes):
+        run += 1
+        rng = random.Random(run) if run > 1 else None
+        s = _WinFirst(game, rng, NOISE)
+        limit = BASE_NODES * luby(run)
+        if max_nodes is not None:
+            limit = min(limit, max_nodes - total)
+        s.deadline = deadline
+        s.max_nodes = limit
+        s.seen.add(s.key())
+        try:
+            found = s.dfs()
+        except (OutOfBudget, RecursionError):
+            found = False
+        total += s.nodes
+        if found:
+            return list(s.path), total
+    return None, total
