@@ -9,8 +9,9 @@ away. Before it, ``solve_family`` gives this phase a share of the budget:
   proofs of loss) run again and again from the start, each run with a node limit that grows
   with the run's number (the Luby sequence times a base), the first run in the complete
   search's own move order, every later one with the priorities shaken by seeded random noise.
-  A run that meets its limit is abandoned; a run that exhausts its (pruned) tree proves
-  nothing and the next one starts.
+  A run that meets its limit is abandoned and the next one starts; a run that exhausts its
+  pruned tree ends the phase (every run explores the same pruned positions, only in another
+  order), proving nothing.
 - **strong pruning** (unsound for a loss, harmless for a win): a face-up card that lies on a
   card it fits on is never picked up off it (the group keeps moving along with the card under
   it), and a column's exposed card goes into a free cell only when that turns a face-down card
@@ -35,11 +36,12 @@ from .family import _COL, _TO_CELL, _Family
 from .search import OutOfBudget
 
 BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
-NOISE = 60  # the largest random bonus added to a move's priority (priorities span ~200)
+NOISE = 300  # the largest random bonus added to a move's priority (priorities span ~200)
 
 
 def luby(k: int) -> int:
     """The k-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ..."""
+    k -= 1  # the classic algorithm counts from 0
     size, power = 1, 0
     while size < k + 1:
         size = 2 * size + 1
@@ -54,6 +56,9 @@ def luby(k: int) -> int:
 class _WinFirst(_Family):
     """``_Family`` with the strong pruning and the seeded noise of the win-first phase."""
 
+    keep_joined = True
+    cell_rule = True
+
     def __init__(self, game: Game, rng: random.Random | None, noise: int) -> None:
         super().__init__(game)
         self.rng = rng
@@ -67,9 +72,9 @@ class _WinFirst(_Family):
             kind, a, i, _ = move
             if kind == _COL:
                 col = cols[a]
-                if i > hidden[a] and col[i - 1] in parents[col[i]]:
+                if self.keep_joined and i > hidden[a] and col[i - 1] in parents[col[i]]:
                     continue  # never break a card off a card it fits on
-            elif kind == _TO_CELL:
+            elif kind == _TO_CELL and self.cell_rule:
                 if loose is None:
                     loose = self._loose()
                 if not self._cell_useful(a, loose):
@@ -126,8 +131,10 @@ def win_first(
         try:
             found = s.dfs()
         except (OutOfBudget, RecursionError):
-            found = False
+            total += s.nodes
+            continue
         total += s.nodes
-        if found:
-            return list(s.path), total
+        # a run that ends on its own explored the whole pruned tree (in any order the same
+        # positions): it won, or no later run can
+        return (list(s.path) if found else None), total
     return None, total

@@ -1,0 +1,84 @@
+"""The family's win-first phase (``app/engine/solver/winfirst.py``).
+
+It may only ever answer "win", with a line that wins through the engine; switched on or off it
+never turns a verdict around (a deal is won with it exactly when it is not proved lost
+without it), and it is deterministic (seeded noise).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from app.engine import ALL_VARIANTS, Game, deal_from_number
+from app.engine.solver import verify_line
+from app.engine.solver.family import solve_family
+from app.engine.solver.search import SearchResult
+from app.engine.solver.winfirst import luby, win_first
+
+FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
+NODES = 1_500  # per deal and search: a short budget, counted in nodes to be deterministic
+
+
+def deals(variant: str) -> range:
+    """Deals 1-100 (1-40 of Double and Triple Scorpion, whose nodes cost several times more)."""
+    return range(1, 41 if ALL_VARIANTS[variant].decks > 1 else 101)
+
+
+def test_luby_sequence() -> None:
+    assert [luby(k) for k in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_win_first_lines_replay_and_win(variant: str) -> None:
+    wins = 0
+    for number in range(1, 21):
+        game = Game.new(variant, deal_from_number(number, variant))
+        line, nodes = win_first(game, float("inf"), NODES)
+        assert nodes <= NODES + 64  # the node limit is checked every 64 nodes
+        if line is not None:
+            assert verify_line(game, line), (variant, number)
+            wins += 1
+    assert wins >= 2, wins
+
+
+@cache
+def verdicts(variant: str, share: float) -> list[SearchResult]:
+    return [
+        solve_family(
+            Game.new(variant, deal_from_number(n, variant)),
+            max_seconds=None,
+            max_nodes=NODES,
+            win_first=share,
+        )
+        for n in deals(variant)
+    ]
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_verdicts_with_and_without_win_first_never_conflict(variant: str) -> None:
+    on, off = verdicts(variant, 0.5), verdicts(variant, 0.0)
+    decided = 0
+    for number, a, b in zip(deals(variant), on, off, strict=True):
+        assert {a.verdict, b.verdict} != {"win", "loss"}, (variant, number)
+        decided += a.verdict != "unknown"
+        if a.verdict == "win":
+            assert a.line is not None
+            game = Game.new(variant, deal_from_number(number, variant))
+            assert verify_line(game, a.line), (variant, number)
+    assert decided >= sum(b.verdict != "unknown" for b in off) - 5, variant
+
+
+def test_win_first_is_deterministic() -> None:
+    game = Game.new("double-scorpion", deal_from_number(7, "double-scorpion"))
+    first = win_first(game, float("inf"), 3_000)
+    assert first == win_first(game, float("inf"), 3_000)
+
+
+def test_prune_off_is_plain_exhaustive_search() -> None:
+    # ``prune=False`` keeps the win-first phase off as well: the node count is the plain one
+    game = Game.new("scorpion-tail", deal_from_number(3, "scorpion-tail"))
+    plain = solve_family(game, max_seconds=None, max_nodes=2_000, prune=False)
+    again = solve_family(game, max_seconds=None, max_nodes=2_000, prune=False, win_first=0.0)
+    assert (plain.verdict, plain.nodes, plain.line) == (again.verdict, again.nodes, again.line)
