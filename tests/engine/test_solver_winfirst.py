@@ -2,7 +2,8 @@
 
 It may only ever answer "win", with a line that wins through the engine; switched on or off it
 never turns a verdict around (a deal is won with it exactly when it is not proved lost
-without it), and it is deterministic (seeded noise).
+without it), and it is deterministic (seeded noise). Also here: the complete search's proof of
+loss tried on fewer positions (``_Family._prove``) changes no verdict.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import pytest
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number
 from app.engine.solver import verify_line
-from app.engine.solver.family import solve_family
-from app.engine.solver.search import SearchResult
+from app.engine.solver.family import _Family, solve_family
+from app.engine.solver.search import SearchResult, run_search
 from app.engine.solver.winfirst import luby, win_first
+from tests.support.brute import small_position
 
 FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
 NODES = 1_500  # per deal and search: a short budget, counted in nodes to be deterministic
@@ -82,3 +84,32 @@ def test_prune_off_is_plain_exhaustive_search() -> None:
     plain = solve_family(game, max_seconds=None, max_nodes=2_000, prune=False)
     again = solve_family(game, max_seconds=None, max_nodes=2_000, prune=False, win_first=0.0)
     assert (plain.verdict, plain.nodes, plain.line) == (again.verdict, again.nodes, again.line)
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
+    # ``_Family._prove`` skips positions where the proof seldom fires: skipping only misses a
+    # proof. Small positions solved with the proof on every position and on every 16th one
+    # (and, to judge both, plain exhaustive search) must agree wherever they decide.
+    agree = 0
+    for seed in range(24):
+        game = small_position(variant, 9000 + seed, two=seed % 2 == 1, chain=0.5)
+        results = []
+        for every in (1, 16):
+            s = _Family(game)
+            s.proof_every = every
+            results.append(
+                run_search(
+                    s,
+                    None,
+                    40_000,
+                    won=s.done == s.runs_needed,
+                    prove=s.prove or s.must_leave,
+                    stats=dict,
+                ).verdict
+            )
+        plain = solve_family(game, max_seconds=None, max_nodes=40_000, prune=False).verdict
+        decided = {v for v in (*results, plain) if v != "unknown"}
+        assert len(decided) <= 1, (variant, seed, results, plain)
+        agree += len(decided) == 1 and "unknown" not in results
+    assert agree >= 10, agree
