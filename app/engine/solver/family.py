@@ -41,7 +41,8 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   Mice (one deck, same suit, no cell) ``search.py``'s stronger ``dead_reason_of`` is tried
   first, reserve cards passed as cards of unknown place. The proofs run at the start, after a
   deal and after a step onto a card or into the last empty column (no other step can add one
-  of their constraints; skipping a check only misses a proof).
+  of their constraints; skipping a check only misses a proof), where they seldom fire on only
+  every 2nd to 16th of those positions (``_prove``).
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 
 ``solve_family`` first proves the start lost if it can, then gives half of a bounded budget to
