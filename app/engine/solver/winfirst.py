@@ -56,6 +56,7 @@ def luby(k: int) -> int:
 class _WinFirst(_Family):
     """``_Family`` with the strong pruning and the seeded noise of the win-first phase."""
 
+    # the two pruning rules (module docstring), switchable to measure what each gives
     keep_joined = True
     cell_rule = True
 
