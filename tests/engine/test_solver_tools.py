@@ -165,3 +165,34 @@ def test_solve_command(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("win in")
     assert "line (" in out
+
+
+def test_a_retry_skips_deals_that_already_had_its_budget(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    quiet = SolvePass(jobs=1, quiet=True)
+    run_odds("scorpion-ii", 1, 4, 2.0, quiet, path=path, block=2)
+    blocks = read_blocks(path)
+    # mark deal 1 undecided after a 5 s retry (per-deal record), deal 3 after an older 60 s
+    # retry (a block without a per-deal record); deal 2 decided
+    blocks[0].update(v="U" + blocks[0]["v"][1:], rs=[5.0, 0.0], retry=5.0)
+    blocks[1].update(v="U" + blocks[1]["v"][1:], retry=60.0)
+    path.write_text("".join(json.dumps(b) + "\n" for b in blocks))
+    assert summarise("scorpion-ii", 1, 4, path=path).retry_seconds == 5.0
+    # both already had 5 s: nothing is solved again, the letters stay
+    assert retry_unknown("scorpion-ii", 5.0, quiet, path=path) == 0
+    assert summarise("scorpion-ii", 1, 4, path=path).unknown == 2
+    # a longer budget than deal 1 had, shorter than deal 3's: only deal 1 is tried again
+    assert retry_unknown("scorpion-ii", 6.0, quiet, path=path) == 1
+    after = summarise("scorpion-ii", 1, 4, path=path)
+    assert after.unknown == 1 and after.retry_seconds == 60.0
+    assert read_blocks(path)[0]["rs"][0] == 6.0
+
+
+def test_a_retry_cut_short_inside_a_block_is_not_claimed_for_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    block = {"start": 1, "count": 3, "budget": 2.0, "v": "UWU", "ms": [2001, 1, 2001]}
+    block["rs"] = [10.0, 0.0, 0.0]  # the retry pass stopped after deal 1
+    block["retry"] = 10.0
+    path.write_text(json.dumps(block) + "\n")
+    assert summarise("wasp", 1, 3, path=path).retry_seconds == 0.0  # deal 3 had 2 s only
+    assert summarise("wasp", 1, 1, path=path).retry_seconds == 10.0
