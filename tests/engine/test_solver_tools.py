@@ -18,6 +18,7 @@ from app.engine.solver import (
     winnable_deals,
     winning_line,
 )
+from app.engine.solver.api import solve_deal
 from app.engine.solver.catalogs import (
     CATALOG_DIR,
     catalog_path,
@@ -196,3 +197,18 @@ def test_a_retry_cut_short_inside_a_block_is_not_claimed_for_the_rest(tmp_path: 
     path.write_text(json.dumps(block) + "\n")
     assert summarise("wasp", 1, 3, path=path).retry_seconds == 0.0  # deal 3 had 2 s only
     assert summarise("wasp", 1, 1, path=path).retry_seconds == 10.0
+
+
+@pytest.mark.parametrize(("variant", "number"), [("scorpion", 107_851), ("scorpion-tail", 12)])
+def test_the_budget_counts_what_its_clock_counts(variant: str, number: int) -> None:
+    """The offline commands count CPU time, the app wall time; either way the search stops when
+    its own clock says the budget is spent (here a clock that jumps a second per reading)."""
+    readings = iter(range(1_000_000))
+
+    def jumpy() -> float:
+        return float(next(readings))
+
+    a = solve_deal(variant, deal_from_number(number, variant), 5.0, clock=jumpy)
+    assert a.verdict == "unknown"  # both deals take the real clock more than a minute
+    assert 5.0 <= a.seconds <= 7.0  # timed by the same clock
+    assert 0 < a.nodes < 20_000

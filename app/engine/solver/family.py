@@ -47,15 +47,21 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
 
 from __future__ import annotations
 
-import time
-
 from ..cards import KING
 from ..game import Action, Game
 from ..variants import Variant
 from .proof import CHILDREN as _CHILDREN
 from .proof import PARENTS as _PARENTS
 from .proof import family_dead_reason
-from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
+from .search import (
+    WALL_TIME,
+    Clock,
+    OutOfBudget,
+    SearchResult,
+    dead_reason_of,
+    empty_targets,
+    run_search,
+)
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
 _HIDDEN_MARK = 100
@@ -108,6 +114,7 @@ class _Family:
         self.path: list[Action] = []
         self.nodes = 0
         self.deadline = 0.0
+        self.clock = WALL_TIME
         self.max_nodes = 0
 
     # -- keys -----------------------------------------------------------------------------
@@ -307,9 +314,7 @@ class _Family:
     def dfs(self) -> bool:
         """Search from the current position (its key already seen); True on a win."""
         self.nodes += 1
-        if not self.nodes & 63 and (
-            self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
-        ):
+        if not self.nodes & 63 and (self.nodes >= self.max_nodes or self.clock() >= self.deadline):
             raise OutOfBudget
         seen, path = self.seen, self.path
         for kind, a, i, b in self.gen_moves():
@@ -326,7 +331,7 @@ class _Family:
                 seen.add(key)  # a position proved lost is remembered as explored, too
                 if self.prove and self._worth_proving(kind, base):
                     self.dead_checks += 1
-                    if not self.dead_checks & 15 and time.perf_counter() >= self.deadline:
+                    if not self.dead_checks & 15 and self.clock() >= self.deadline:
                         raise OutOfBudget  # a proof costs more than a node: watch the clock
                     if self.dead_reason():
                         self.dead_cuts += 1
@@ -401,6 +406,7 @@ def solve_family(
     max_seconds: float | None = 10.0,
     max_nodes: int | None = None,
     prune: bool = True,
+    clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``game``'s position (any variant). A win's line is NOT verified here.
 
@@ -415,6 +421,7 @@ def solve_family(
         won=s.done == s.runs_needed,
         prove=s.prove or s.must_leave,
         stats=lambda: _stats(s),
+        clock=clock,
     )
 
 
