@@ -210,5 +210,5 @@ def test_the_budget_counts_what_its_clock_counts(variant: str, number: int) -> N
 
     a = solve_deal(variant, deal_from_number(number, variant), 5.0, clock=jumpy)
     assert a.verdict == "unknown"  # both deals take the real clock more than a minute
-    assert 5.0 <= a.seconds <= 7.0  # timed by the same clock
+    assert 5.0 <= a.seconds <= 15.0  # timed by the same clock, a few readings past the budget
     assert 0 < a.nodes < 20_000
