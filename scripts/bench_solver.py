@@ -31,6 +31,7 @@ from app.engine import ALL_VARIANTS, parse_deal  # noqa: E402
 from app.engine.solver.api import solve_deal  # noqa: E402
 from app.engine.solver.progress import Progress  # noqa: E402
 from app.engine.solver.runner import DealResult, solve_numbers  # noqa: E402
+from app.engine.solver.search import CPU_TIME  # noqa: E402
 
 ANCHORS = ROOT / "tests" / "engine" / "test_solver_data" / "solvitaire-scorpion-200.jsonl"
 
@@ -90,7 +91,7 @@ def report(
 def anchors(budget: float) -> Iterator[tuple[dict[str, object], str, float]]:
     for raw in ANCHORS.read_text().splitlines():
         row = json.loads(raw)
-        a = solve_deal("scorpion", parse_deal(str(row["deal"])), budget)
+        a = solve_deal("scorpion", parse_deal(str(row["deal"])), budget, clock=CPU_TIME)
         yield row, a.verdict, a.seconds
 
 

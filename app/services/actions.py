@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import replace
 from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
@@ -191,8 +190,8 @@ def _apply(
     cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
     if game.won or row.race_id is not None:
         _rare_steps(conn, player_id, row, game, values, now)
-    state = game_state(SimpleNamespace(**{**found, **values}), game)
-    return (replace(state, previous=previous) if with_change else state), snapshot, game
+    state = game_state(SimpleNamespace(**{**found, **values}), game, previous)
+    return state, snapshot, game
 
 
 def _rare_steps(

@@ -31,11 +31,12 @@ ROW_FIELDS += ("finished_at", "race_id")
 ROW_FIELDS += ("difficulty",)
 
 
-def game_state(row: Any, game: Game | None = None) -> GameState:
+def game_state(row: Any, game: Game | None = None, previous: PublicView | None = None) -> GameState:
     """The public state of a game row (``row``: a ``GameRow`` or anything with its attributes;
-    ``game``: its engine state, when at hand). What the engine shows of a snapshot is kept
-    for the game's latest snapshot seen (``_SHOWN``): reading a game just written, or read
-    again, does not parse the snapshot."""
+    ``game``: its engine state, when at hand; ``previous``: the view before the action that
+    made it, when asked for). What the engine shows of a snapshot is kept for the game's
+    latest snapshot seen (``_SHOWN``): reading a game just written, or read again, does not
+    parse the snapshot."""
     shown = _shown(row.id, row.snapshot, game)
     return GameState(
         view=shown[0],
@@ -43,6 +44,7 @@ def game_state(row: Any, game: Game | None = None) -> GameState:
         stuck=shown[2],
         can_deal=shown[3],
         abandoned=row.abandoned_at is not None,
+        previous=previous,
         **{name: getattr(row, name) for name in ROW_FIELDS},
     )
 

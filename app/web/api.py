@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Request, Response
 
 from app import services
-from app.db.session import SessionDep
 from app.engine import (
     variant_metadata,
 )
@@ -31,7 +30,7 @@ from app.web.api_models import (
     hint_out,
     stats_out,
 )
-from app.web.deps import CsrfToken, PlayerId, clear_identity
+from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
 
 # -- routes ------------------------------------------------------------------------------------
 
@@ -73,11 +72,11 @@ def get_session(player_id: PlayerId, csrf_token: CsrfToken) -> SessionOut:
     responses=error_responses(403, 422),
     summary="Start a new game",
 )
-def create_game(db: SessionDep, player_id: PlayerId, body: NewGameBody = None) -> Response:
+def create_game(caller: CallerDep, body: NewGameBody = None) -> Response:
     body = body or NewGameIn.model_validate({})
     state = services.create_game(
-        db,
-        player_id,
+        caller.db,
+        caller.player_id,
         body.variant,
         body.deal_number,
         body.deal,
@@ -90,8 +89,8 @@ def create_game(db: SessionDep, player_id: PlayerId, body: NewGameBody = None) -
 @router.get(
     "/games/{id}", response_model=GameOut, responses=error_responses(404, 422), summary="A game"
 )
-def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> Response:
-    return game_json(services.get_game(db, player_id, game_id))
+def get_game(game_id: GameId, caller: CallerDep) -> Response:
+    return game_json(services.get_game(caller.db, caller.player_id, game_id))
 
 
 @router.post(
@@ -100,7 +99,7 @@ def get_game(game_id: GameId, db: SessionDep, player_id: PlayerId) -> Response:
     responses=error_responses(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column, or a reserve or cell card",
 )
-def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId) -> Response:
+def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
     action = (
         "move",
         body.from_column,
@@ -109,7 +108,7 @@ def post_move(game_id: GameId, body: MoveIn, db: SessionDep, player_id: PlayerId
         body.from_pile,
         body.to_pile,
     )
-    return game_json(services.act(db, player_id, game_id, action, body.version))
+    return game_json(services.act(caller.db, caller.player_id, game_id, action, body.version))
 
 
 STEP: dict[str, Any] = {"response_model": GameOut, "responses": error_responses(403, 404, 409, 422)}
@@ -126,14 +125,13 @@ STEP_SUMMARIES = {
 def post_step(
     request: Request,
     game_id: GameId,
-    db: SessionDep,
-    player_id: PlayerId,
+    caller: CallerDep,
     body: OptionalVersion = None,
 ) -> Response:
     # The deal, undo or redo: the last part of the path names it.
     kind = request.url.path.rsplit("/", 1)[-1]
     version = body.version if body else None
-    return game_json(services.act(db, player_id, game_id, (kind,), version))
+    return game_json(services.act(caller.db, caller.player_id, game_id, (kind,), version))
 
 
 DELETE: dict[str, Any] = {
@@ -149,8 +147,8 @@ DELETE: dict[str, Any] = {
     responses=error_responses(404, 422),
     summary="Every legal, useful move, and whether the deal is possible",
 )
-def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
-    result = services.hints(db, player_id, game_id)
+def get_hints(game_id: GameId, caller: CallerDep) -> HintsOut:
+    result = services.hints(caller.db, caller.player_id, game_id)
     return HintsOut(
         moves=[hint_out(m) for m in result.moves],
         can_deal=result.can_deal,
@@ -165,31 +163,31 @@ def get_hints(game_id: GameId, db: SessionDep, player_id: PlayerId) -> HintsOut:
     responses=error_responses(403, 404, 422),
     summary="A new game with the same deal",
 )
-def post_restart(game_id: GameId, db: SessionDep, player_id: PlayerId) -> Response:
-    return game_json(services.restart(db, player_id, game_id), 201, location=True)
+def post_restart(game_id: GameId, caller: CallerDep) -> Response:
+    return game_json(services.restart(caller.db, caller.player_id, game_id), 201, location=True)
 
 
 @router.get("/stats", response_model=StatsOut, summary="Statistics of every variant")
-def get_stats(db: SessionDep, player_id: PlayerId) -> StatsOut:
-    stats = services.get_stats(db, player_id, recent_limit=0, days=0)
+def get_stats(caller: CallerDep) -> StatsOut:
+    stats = services.get_stats(caller.db, caller.player_id, recent_limit=0, days=0)
     return StatsOut(variants={name: stats_out(s) for name, s in stats.variants.items()})
 
 
 @router.delete("/games", summary="Delete every saved game of this player", **DELETE)
-def delete_games(db: SessionDep, player_id: PlayerId) -> Response:
-    services.delete_games(db, player_id)
+def delete_games(caller: CallerDep) -> Response:
+    services.delete_games(caller.db, caller.player_id)
     return Response(status_code=204)
 
 
 @router.delete("/stats", summary="Delete every result of this player", **DELETE)
-def delete_stats(db: SessionDep, player_id: PlayerId) -> Response:
-    services.delete_results(db, player_id)
+def delete_stats(caller: CallerDep) -> Response:
+    services.delete_results(caller.db, caller.player_id)
     return Response(status_code=204)
 
 
 @router.delete("/player", summary="Delete all of this player's data and clear the cookie", **DELETE)
-def delete_player(request: Request, db: SessionDep, player_id: PlayerId) -> Response:
-    services.delete_player(db, player_id)
+def delete_player(request: Request, caller: CallerDep) -> Response:
+    services.delete_player(caller.db, caller.player_id)
     response = Response(status_code=204)
     clear_identity(request, response)
     return response

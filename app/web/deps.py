@@ -17,6 +17,7 @@ site (nor a ``TRUSTED_ORIGINS`` entry) are refused too (``check_unsafe``). A ref
 gets ``403`` ``{"detail": ...}`` before any route runs: nothing changes.
 
 For routes: ``PlayerId`` (the player's id), ``CsrfToken`` (the token to embed in forms),
+``CallerDep`` (the player's id and the request's session, in one dependency),
 ``clear_identity(response)`` (after deleting the player).
 """
 
@@ -32,10 +33,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
+from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection, cookie_parser
 from starlette.types import Message, Receive, Scope
 
 from app.config import Settings, get_settings
+from app.db.session import request_session
 from app.services import new_player_id
 from app.web.security import cookie_secure, request_is_https
 
@@ -271,8 +274,23 @@ async def get_csrf_token(request: Request) -> str:
     return token
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The requesting player and the request's database session (``request_session``)."""
+
+    db: Session
+    player_id: str
+
+
+async def get_caller(request: Request) -> Caller:
+    """One dependency for the routes that need both the player and a session: FastAPI spends
+    10 to 20 us solving each dependency on every request."""
+    return Caller(request_session(request.scope), await get_player_id(request))
+
+
 PlayerId = Annotated[str, Depends(get_player_id)]
 CsrfToken = Annotated[str, Depends(get_csrf_token)]
+CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
 def clear_identity(request: Request, response: Response) -> None:

@@ -18,6 +18,7 @@ from app.engine.solver import (
     winnable_deals,
     winning_line,
 )
+from app.engine.solver.api import solve_deal
 from app.engine.solver.catalogs import (
     CATALOG_DIR,
     catalog_path,
@@ -165,3 +166,49 @@ def test_solve_command(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("win in")
     assert "line (" in out
+
+
+def test_a_retry_skips_deals_that_already_had_its_budget(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    quiet = SolvePass(jobs=1, quiet=True)
+    run_odds("scorpion-ii", 1, 4, 2.0, quiet, path=path, block=2)
+    blocks = read_blocks(path)
+    # mark deal 1 undecided after a 5 s retry (per-deal record), deal 3 after an older 60 s
+    # retry (a block without a per-deal record); deal 2 decided
+    blocks[0].update(v="U" + blocks[0]["v"][1:], rs=[5.0, 0.0], retry=5.0)
+    blocks[1].update(v="U" + blocks[1]["v"][1:], retry=60.0)
+    path.write_text("".join(json.dumps(b) + "\n" for b in blocks))
+    assert summarise("scorpion-ii", 1, 4, path=path).retry_seconds == 5.0
+    # both already had 5 s: nothing is solved again, the letters stay
+    assert retry_unknown("scorpion-ii", 5.0, quiet, path=path) == 0
+    assert summarise("scorpion-ii", 1, 4, path=path).unknown == 2
+    # a longer budget than deal 1 had, shorter than deal 3's: only deal 1 is tried again
+    assert retry_unknown("scorpion-ii", 6.0, quiet, path=path) == 1
+    after = summarise("scorpion-ii", 1, 4, path=path)
+    assert after.unknown == 1 and after.retry_seconds == 60.0
+    assert read_blocks(path)[0]["rs"][0] == 6.0
+
+
+def test_a_retry_cut_short_inside_a_block_is_not_claimed_for_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "odds.jsonl"
+    block = {"start": 1, "count": 3, "budget": 2.0, "v": "UWU", "ms": [2001, 1, 2001]}
+    block["rs"] = [10.0, 0.0, 0.0]  # the retry pass stopped after deal 1
+    block["retry"] = 10.0
+    path.write_text(json.dumps(block) + "\n")
+    assert summarise("wasp", 1, 3, path=path).retry_seconds == 0.0  # deal 3 had 2 s only
+    assert summarise("wasp", 1, 1, path=path).retry_seconds == 10.0
+
+
+@pytest.mark.parametrize(("variant", "number"), [("scorpion", 107_851), ("scorpion-tail", 12)])
+def test_the_budget_counts_what_its_clock_counts(variant: str, number: int) -> None:
+    """The offline commands count CPU time, the app wall time; either way the search stops when
+    its own clock says the budget is spent (here a clock that jumps a second per reading)."""
+    readings = iter(range(1_000_000))
+
+    def jumpy() -> float:
+        return float(next(readings))
+
+    a = solve_deal(variant, deal_from_number(number, variant), 5.0, clock=jumpy)
+    assert a.verdict == "unknown"  # both deals take the real clock more than a minute
+    assert 5.0 <= a.seconds <= 15.0  # timed by the same clock, a few readings past the budget
+    assert 0 < a.nodes < 20_000

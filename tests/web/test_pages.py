@@ -367,6 +367,38 @@ def test_actions_need_the_csrf_token(browser: Browser) -> None:
     assert version_of(browser.get(f"/games/{gid}").text) == 1
 
 
+def test_a_form_is_read_as_browsers_send_it(browser: Browser) -> None:
+    """The action forms are read as any form parser reads them: percent-escapes and ``+``
+    decoded, a repeated field's last value kept, a field left blank missing; multipart
+    bodies work as well; past 1000 fields the request is refused with 400, nothing done."""
+    gid = browser.new_game(deal=WIN_DEAL)
+    assert WIN_LINE[0] == ("deal",)
+    assert browser.act(gid, WIN_LINE[0], version=1).status_code == 303
+    _, a, i, b = WIN_LINE[1]
+    token = browser.token
+    too_many = "&".join(["x=1"] * 1001) + f"&csrf_token={token}"
+    headers = {"content-type": "application/x-www-form-urlencoded", **HTMX}
+    r = browser.http.post(f"/games/{gid}/move", content=too_many, headers=headers)
+    assert r.status_code == 400
+    assert r.json() == {"detail": "Too many fields. Maximum number of fields is 1000."}
+    # Repeated and escaped fields, a blank one: the move to column b (the last value), with
+    # no version (a blank field is a missing one).
+    body = (
+        f"from_column=%3{a}&from_index={i}&to_column=9&to_column={b}&version=&"
+        f"csrf_token={token}&note=a+b%20c"
+    )
+    r = browser.http.post(f"/games/{gid}/move", content=body, headers=headers)
+    assert r.status_code == 200 and "hx-partial" in r.text, r.text
+    assert version_of(browser.get(f"/games/{gid}").text) == 3
+    # The same form as multipart/form-data (the next move, without htmx: a 303).
+    _, a, i, b = WIN_LINE[2]
+    fields = {"from_column": a, "from_index": i, "to_column": b, "csrf_token": token}
+    files = {k: (None, str(v)) for k, v in fields.items()}
+    r = browser.http.post(f"/games/{gid}/move", files=files, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert version_of(browser.get(f"/games/{gid}").text) == 4
+
+
 # -- statistics, settings and privacy -------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
 from .family import solve_family
-from .search import Position, SearchResult, Verdict, check_solvable, solve
+from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable, solve
 
 
 class SolverError(RuntimeError):
@@ -61,19 +61,26 @@ def solve_game(
     max_seconds: float | None = 10.0,
     max_nodes: int | None = None,
     prune: bool = True,
+    clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
 
     The four plain variants use the fast search of ``search.py``, every other variant the
     generic search of ``family.py`` (``prune=False`` switches their proofs of loss off: plain
-    exhaustive search).
+    exhaustive search). ``clock`` counts the budget (``search.py``: wall or CPU time).
     """
     check_solvable(game.variant)
     if game.variant.plain:
         return solve(
-            Position.from_game(game), max_seconds=max_seconds, max_nodes=max_nodes, prune=prune
+            Position.from_game(game),
+            max_seconds=max_seconds,
+            max_nodes=max_nodes,
+            prune=prune,
+            clock=clock,
         )
-    return solve_family(game, max_seconds=max_seconds, max_nodes=max_nodes, prune=prune)
+    return solve_family(
+        game, max_seconds=max_seconds, max_nodes=max_nodes, prune=prune, clock=clock
+    )
 
 
 def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None) -> Analysis:
@@ -97,9 +104,13 @@ def solve_deal(
     *,
     max_nodes: int | None = None,
     prune: bool = True,
+    clock: Clock = WALL_TIME,
 ) -> Analysis:
-    """Solve a deal from its opening layout (a ``"win"`` line is verified through the engine)."""
+    """Solve a deal from its opening layout (a ``"win"`` line is verified through the engine).
+    ``clock``: what the budget counts; the offline commands pass ``CPU_TIME``."""
     v = get_variant(variant) if isinstance(variant, str) else variant
     game = Game.new(v, deal)
-    result = solve_game(game, max_seconds=budget_seconds, max_nodes=max_nodes, prune=prune)
+    result = solve_game(
+        game, max_seconds=budget_seconds, max_nodes=max_nodes, prune=prune, clock=clock
+    )
     return _checked(result, game)

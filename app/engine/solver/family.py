@@ -54,7 +54,6 @@ the complete search ever answers "loss".
 from __future__ import annotations
 
 import sys
-import time
 
 from ..cards import KING
 from ..game import Action, Game
@@ -62,7 +61,15 @@ from ..variants import Variant
 from .proof import CHILDREN as _CHILDREN
 from .proof import PARENTS as _PARENTS
 from .proof import family_dead_reason
-from .search import OutOfBudget, SearchResult, dead_reason_of, empty_targets, run_search
+from .search import (
+    WALL_TIME,
+    Clock,
+    OutOfBudget,
+    SearchResult,
+    dead_reason_of,
+    empty_targets,
+    run_search,
+)
 
 # Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
 _HIDDEN_MARK = 100
@@ -122,6 +129,7 @@ class _Family:
         self.path: list[Action] = []
         self.nodes = 0
         self.deadline = 0.0
+        self.clock = WALL_TIME
         self.max_nodes = 0
 
     # -- keys -----------------------------------------------------------------------------
@@ -326,9 +334,7 @@ class _Family:
     def dfs(self) -> bool:
         """Search from the current position (its key already seen); True on a win."""
         self.nodes += 1
-        if not self.nodes & 63 and (
-            self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
-        ):
+        if not self.nodes & 63 and (self.nodes >= self.max_nodes or self.clock() >= self.deadline):
             raise OutOfBudget
         seen, path = self.seen, self.path
         for kind, a, i, b in self.gen_moves():
@@ -384,7 +390,7 @@ class _Family:
             return False
         self.proof_skip = 0
         self.dead_checks += 1
-        if not self.dead_checks & 15 and time.perf_counter() >= self.deadline:
+        if not self.dead_checks & 15 and self.clock() >= self.deadline:
             raise OutOfBudget  # a proof costs more than a node: watch the clock
         dead = bool(self.dead_reason())
         self.dead_cuts += dead
@@ -439,16 +445,18 @@ def solve_family(
     max_nodes: int | None = None,
     prune: bool = True,
     win_first: float = WIN_FIRST_SHARE,
+    clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``game``'s position (any variant). A win's line is NOT verified here.
 
     After the proof of loss at the start, ``win_first`` of the budget (seconds and nodes
     alike; none when the budget is unbounded) goes to ``winfirst.py``'s incomplete search,
     which may only find a win; the complete search then has the rest. ``prune=False`` switches
-    the proofs of loss and the win-first phase off (plain exhaustive search)."""
+    the proofs of loss and the win-first phase off (plain exhaustive search). ``clock`` counts
+    the budget (``search.py``: wall or CPU time)."""
     from .winfirst import win_first as run_win_first  # winfirst.py imports this module
 
-    start = time.perf_counter()
+    start = clock()
     s = _Family(game)
     s.must_leave = s.must_leave and prune
     s.prove = s.prove and prune
@@ -458,20 +466,20 @@ def solve_family(
     if prune and not won and win_first > 0 and (max_seconds or max_nodes):
         reason = s.dead_reason()
         if reason:
-            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
+            return SearchResult("loss", None, 0, clock() - start, reason)
         proved = True
         end = start + max_seconds * win_first if max_seconds else float("inf")
         cap = max(1, int(max_nodes * win_first)) if max_nodes else None
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 50_000))
         try:
-            line, spent = run_win_first(game, end, cap)
+            line, spent = run_win_first(game, end, cap, clock)
         finally:
             sys.setrecursionlimit(limit)
         if line is not None:
-            return SearchResult("win", line, spent, time.perf_counter() - start)
+            return SearchResult("win", line, spent, clock() - start)
         if max_seconds is not None:
-            max_seconds = max(0.0, max_seconds - (time.perf_counter() - start))
+            max_seconds = max(0.0, max_seconds - (clock() - start))
         if max_nodes is not None:
             max_nodes = max(1, max_nodes - spent)
     r = run_search(
@@ -481,10 +489,11 @@ def solve_family(
         won=won,
         prove=(s.prove or s.must_leave) and not proved,
         stats=lambda: _stats(s),
+        clock=clock,
     )
     if spent:
         r.nodes += spent
-        r.seconds = time.perf_counter() - start
+        r.seconds = clock() - start
     return r
 
 

@@ -3,7 +3,11 @@
 Results are cached in ``data/odds/<variant>.jsonl``, one JSON object per block of consecutive
 deal numbers: ``{"start", "count", "budget", "v", "ms"}`` where ``v`` holds one letter per
 deal (``W`` win, ``L`` loss, ``U`` undecided within the budget) and ``ms`` the solver's time
-per deal in milliseconds. Re-running skips blocks already stored (resumable).
+per deal in milliseconds. Re-running skips blocks already stored (resumable). A second try of
+the undecided deals with a longer budget (``retry_unknown``) updates their letters and times in
+place and records, per deal, the budget of that try in ``rs`` (0: not retried); ``retry`` keeps
+the longest. Older blocks have ``retry`` without ``rs``: every deal of theirs still undecided
+had that retry.
 """
 
 from __future__ import annotations
@@ -151,15 +155,28 @@ def run_odds(
     return summarise(variant, start, count, path=path)
 
 
+def retried_with(block: dict[str, Any]) -> list[float]:
+    """The retry budget each deal of ``block`` had, in seconds (0: none)."""
+    if "rs" in block:
+        return [float(x) for x in block["rs"]]
+    legacy = float(block.get("retry", 0.0))
+    return [legacy if letter == "U" else 0.0 for letter in block["v"]]
+
+
 def retry_unknown(
     variant: str, budget: float, run: SolvePass = SolvePass(), *, path: Path | None = None
 ) -> int:
-    """Solve again, with ``budget`` seconds, the cached deals left undecided; returns how many
-    got decided. Their letters and times are updated in place (the block keeps its first-pass
-    budget, ``retry`` records the longer one)."""
+    """Solve again, with ``budget`` seconds, the cached deals left undecided that have not had
+    that budget yet (a second run does not repeat the first's work); returns how many got
+    decided. Their letters and times are updated in place, the budget each had in ``rs``."""
     path = path or odds_file(variant)
     blocks = read_blocks(path)
-    todo = [b["start"] + k for b in blocks for k, v in enumerate(b["v"]) if v == "U"]
+    todo = [
+        b["start"] + k
+        for b in blocks
+        for k, (v, had) in enumerate(zip(b["v"], retried_with(b), strict=True))
+        if v == "U" and had < budget
+    ]
     where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
     bar = run.progress(len(todo), f"retry {variant}")
     stop_at = run.stop_at()
@@ -170,7 +187,9 @@ def retry_unknown(
         letter = _LETTER[r.verdict]
         b["v"] = b["v"][:k] + letter + b["v"][k + 1 :]
         b["ms"][k] = math.ceil(r.ms)
-        b["retry"] = budget
+        b["rs"] = retried_with(b)  # a block gets its per-deal record when first retried
+        b["rs"][k] = budget
+        b["retry"] = max(float(b.get("retry", 0.0)), budget)
         decided += letter != "U"
         _write_blocks(path, blocks)
         if bar:
@@ -191,26 +210,27 @@ def _write_blocks(path: Path, blocks: list[dict[str, Any]]) -> None:
 def summarise(variant: str, start: int, count: int, *, path: Path | None = None) -> OddsSummary:
     """Summarise the cached results for deals ``start .. start + count - 1``.
 
-    ``retry_seconds`` is the retry budget only when every undecided deal of the range lies in a
-    block that was retried (``retry``); if some block with an undecided deal was not, it is 0,
-    so "not settled within" never claims the longer budget for a deal that did not have it."""
+    ``retry_seconds`` is the shortest retry budget an undecided deal of the range had, and 0
+    if some undecided deal had none, so "not settled within" never claims a longer budget for
+    a deal than it had; with no deal left undecided, the longest retry any deal had."""
     path = path or odds_file(variant)
     verdict: dict[int, str] = {}
-    budget = retry = 0.0
-    every_undecided_retried = True
+    budget = 0.0
+    undecided_retries: list[float] = []
+    longest_retry = 0.0
     quick = 0
     for b in read_blocks(path):
+        rs = retried_with(b)
         for k, letter in enumerate(b["v"]):
             n = b["start"] + k
             if start <= n < start + count:
                 budget = max(budget, float(b["budget"]))
-                retry = max(retry, float(b.get("retry", 0.0)))
                 verdict[n] = letter
                 quick += letter != "U" and b["ms"][k] <= 1000 * float(b["budget"])
-                if letter == "U" and not b.get("retry"):
-                    every_undecided_retried = False
-    if not every_undecided_retried:
-        retry = 0.0
+                longest_retry = max(longest_retry, float(b.get("retry", 0.0)))
+                if letter == "U":
+                    undecided_retries.append(rs[k])
+    retry = min(undecided_retries) if undecided_retries else longest_retry
     win = sum(1 for v in verdict.values() if v == "W")
     loss = sum(1 for v in verdict.values() if v == "L")
     unknown = sum(1 for v in verdict.values() if v == "U")

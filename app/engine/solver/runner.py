@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from ..deals import deal_from_number
 from .api import solve_deal
 from .catalogs import encode_line
+from .search import CPU_TIME
 
 
 @dataclass(frozen=True, slots=True)
 class DealResult:
     number: int
     verdict: str  # "win", "loss" or "unknown"
-    ms: float
+    ms: float  # the solver's CPU time (its budget counts CPU time: a busy machine is slower,
+    # never less decided)
     nodes: int
     line: str  # the compact verified line of a win, else ""
     maxrss_kb: int  # the worker's peak resident memory so far
@@ -24,7 +26,7 @@ class DealResult:
 
 def solve_number(args: tuple[str, int, float]) -> DealResult:
     variant, number, budget = args
-    a = solve_deal(variant, deal_from_number(number, variant), budget)
+    a = solve_deal(variant, deal_from_number(number, variant), budget, clock=CPU_TIME)
     line = encode_line(a.line) if a.verdict == "win" and a.line is not None else ""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return DealResult(number, a.verdict, a.seconds * 1000.0, a.nodes, line, rss)

@@ -181,6 +181,14 @@ class OutOfBudget(Exception):
     ``run_search``)."""
 
 
+Clock = Callable[[], float]
+# What a time budget counts. A player waiting for an answer counts wall time (the default);
+# the offline commands (odds, catalogs, benchmarks) count the process's own CPU time, so a
+# busy machine makes a run slower but never leaves a deal undecided that one core decides.
+WALL_TIME: Clock = time.perf_counter
+CPU_TIME: Clock = time.process_time
+
+
 class _Search:
     """Mutable search state with make/unmake moves (internal)."""
 
@@ -210,6 +218,7 @@ class _Search:
         self.dead_checks = 0
         self.dead_cuts = 0
         self.deadline = 0.0
+        self.clock = WALL_TIME
         self.max_nodes = 0
         # Safe joins (Scorpion and Scorpion II, pruning on): when column t holds exactly its
         # suit's run from the King (its deepest card, face up) down to its exposed card p, the
@@ -680,7 +689,7 @@ class _Search:
         with the winning steps in ``path``."""
         self.nodes += 1
         if not self.nodes & 1023 and (
-            self.nodes >= self.max_nodes or time.perf_counter() >= self.deadline
+            self.nodes >= self.max_nodes or self.clock() >= self.deadline
         ):
             raise OutOfBudget
         seen = self.seen
@@ -867,11 +876,18 @@ def solve(
     max_seconds: float | None = 10.0,
     max_nodes: int | None = None,
     prune: bool = True,
+    clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does)."""
     s = _Search(pos, prune)
     return run_search(
-        s, max_seconds, max_nodes, won=s.done == 4, prove=prune, stats=lambda: _stats(s)
+        s,
+        max_seconds,
+        max_nodes,
+        won=s.done == 4,
+        prove=prune,
+        stats=lambda: _stats(s),
+        clock=clock,
     )
 
 
@@ -882,6 +898,7 @@ class Searcher(Protocol):
     path: list[Action]
     nodes: int
     deadline: float
+    clock: Clock
     max_nodes: int
 
     def key(self) -> bytes: ...
@@ -899,11 +916,14 @@ def run_search(
     won: bool,
     prove: bool,
     stats: Callable[[], dict[str, int]],
+    clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Run a search from its start: already won, proved lost at once (``prove``: the position's
-    ``dead_reason``), or the depth-first search within the budget; a path deeper than the
-    stack allows ends undecided, like a spent budget."""
-    start = time.perf_counter()
+    ``dead_reason``), or the depth-first search within the budget (``max_seconds`` counted by
+    ``clock``, which also times the result); a path deeper than the stack allows ends
+    undecided, like a spent budget."""
+    start = clock()
+    s.clock = clock
     s.deadline = start + (max_seconds if max_seconds is not None else 1e12)
     s.max_nodes = max_nodes if max_nodes is not None else 1 << 62
     if won:
@@ -911,17 +931,17 @@ def run_search(
     if prove:
         reason = s.dead_reason()
         if reason:
-            return SearchResult("loss", None, 0, time.perf_counter() - start, reason)
+            return SearchResult("loss", None, 0, clock() - start, reason)
     s.seen.add(s.key())
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 50_000))  # a path holds one frame per step
     try:
         found = s.dfs()
     except (OutOfBudget, RecursionError):
-        return SearchResult("unknown", None, s.nodes, time.perf_counter() - start, stats=stats())
+        return SearchResult("unknown", None, s.nodes, clock() - start, stats=stats())
     finally:
         sys.setrecursionlimit(limit)
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     if found:
         return SearchResult("win", list(s.path), s.nodes, elapsed, stats=stats())
     return SearchResult("loss", None, s.nodes, elapsed, "search", stats=stats())

@@ -28,12 +28,11 @@ The noise is seeded: the same position and budget give the same answer.
 from __future__ import annotations
 
 import random
-import time
 
 from ..cards import KING
 from ..game import Action, Game
 from .family import _COL, _TO_CELL, _Family
-from .search import OutOfBudget
+from .search import WALL_TIME, Clock, OutOfBudget
 
 BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
 NOISE = 300  # the largest random bonus added to a move's priority (priorities span ~200)
@@ -113,13 +112,13 @@ class _WinFirst(_Family):
 
 
 def win_first(
-    game: Game, deadline: float, max_nodes: int | None
+    game: Game, deadline: float, max_nodes: int | None, clock: Clock = WALL_TIME
 ) -> tuple[list[Action] | None, int]:
-    """Restarted, strongly pruned searches from ``game``'s position until one wins, the clock
+    """Restarted, strongly pruned searches from ``game``'s position until one wins, ``clock``
     passes ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes)."""
     total = 0
     run = 0
-    while time.perf_counter() < deadline and (max_nodes is None or total < max_nodes):
+    while clock() < deadline and (max_nodes is None or total < max_nodes):
         run += 1
         rng = random.Random(run) if run > 1 else None
         s = _WinFirst(game, rng, NOISE)
@@ -127,6 +126,7 @@ def win_first(
         if max_nodes is not None:
             limit = min(limit, max_nodes - total)
         s.deadline = deadline
+        s.clock = clock
         s.max_nodes = limit
         s.seen.add(s.key())
         try:
