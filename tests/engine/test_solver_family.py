@@ -18,7 +18,7 @@ from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
-from app.engine.solver.family import _Family
+from app.engine.solver.family_search import FamilySearch
 from tests.support.brute import brute_force, small_position
 
 VARIANT_IDS = list(ALL_VARIANTS)
@@ -128,6 +128,6 @@ def test_three_blind_mice_loss_proof_never_fires_on_a_winning_line() -> None:
         game = Game.new(variant, deal)
         for action in plain.line[:-1]:
             game.apply(action)
-            assert _Family(game).dead_reason() == "", (number, action)
+            assert FamilySearch(game).dead_reason() == "", (number, action)
             checked += 1
     assert checked > 100 and agreed > 10

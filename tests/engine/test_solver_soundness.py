@@ -16,7 +16,8 @@ import pytest
 from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.game import Action
 from app.engine.solver import Position, dead_reason, solve, solve_deal
-from app.engine.solver.family import _Family, solve_family
+from app.engine.solver.family import solve_family
+from app.engine.solver.family_search import FamilySearch
 from app.engine.solver.search import _Search, run_search
 from tests.support.brute import brute_force, small_position
 
@@ -198,7 +199,7 @@ FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
 
 
 def _family_dead(game: Game) -> str:
-    return _Family(game).dead_reason()
+    return FamilySearch(game).dead_reason()
 
 
 @pytest.mark.parametrize("variant", FAMILY)

@@ -3,7 +3,7 @@
 It may only ever answer "win", with a line that wins through the engine; switched on or off it
 never turns a verdict around (a deal is won with it exactly when it is not proved lost
 without it), and it is deterministic (seeded noise). Also here: the complete search's proof of
-loss tried on fewer positions (``_Family._prove``) changes no verdict.
+loss tried on fewer positions (``FamilySearch._prove``) changes no verdict.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number
 from app.engine.solver import verify_line
-from app.engine.solver.family import _Family, solve_family
+from app.engine.solver.family import solve_family
+from app.engine.solver.family_search import FamilySearch
 from app.engine.solver.search import SearchResult, run_search
 from app.engine.solver.winfirst import luby, win_first
 from tests.support.brute import small_position
@@ -88,7 +89,7 @@ def test_prune_off_is_plain_exhaustive_search() -> None:
 
 @pytest.mark.parametrize("variant", FAMILY)
 def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
-    # ``_Family._prove`` skips positions where the proof seldom fires: skipping only misses a
+    # ``FamilySearch._prove`` skips positions where the proof seldom fires: skipping only misses a
     # proof. Small positions solved with the proof on every position and on every 16th one
     # (and, to judge both, plain exhaustive search) must agree wherever they decide.
     agree = 0
@@ -96,7 +97,7 @@ def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
         game = small_position(variant, 9000 + seed, two=seed % 2 == 1, chain=0.5)
         results = []
         for every in (1, 16):
-            s = _Family(game)
+            s = FamilySearch(game)
             s.proof_every = every
             results.append(
                 run_search(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
-from .family import solve_family
+from .family import WIN_FIRST_SHARE, solve_family
 from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable, solve
 
 
@@ -62,12 +62,15 @@ def solve_game(
     max_nodes: int | None = None,
     prune: bool = True,
     clock: Clock = WALL_TIME,
+    win_first: bool = True,
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
 
     The four plain variants use the fast search of ``search.py``, every other variant the
     generic search of ``family.py`` (``prune=False`` switches their proofs of loss off: plain
     exhaustive search). ``clock`` counts the budget (``search.py``: wall or CPU time).
+    ``win_first=False`` gives the family's whole budget to its complete search (no win-first
+    phase: ``family.py``), as the difficulty measure was defined (``grading.py``).
     """
     check_solvable(game.variant)
     if game.variant.plain:
@@ -79,7 +82,12 @@ def solve_game(
             clock=clock,
         )
     return solve_family(
-        game, max_seconds=max_seconds, max_nodes=max_nodes, prune=prune, clock=clock
+        game,
+        max_seconds=max_seconds,
+        max_nodes=max_nodes,
+        prune=prune,
+        clock=clock,
+        win_first=WIN_FIRST_SHARE if win_first else 0.0,
     )
 
 

@@ -32,7 +32,7 @@ from ..deals import Deal, deal_from_number
 from ..game import Action, Game, Move
 from ..variants import Variant, get_variant
 from .api import solve_game
-from .family import fits_on
+from .family_search import fits_on
 
 GRADING_METHOD = "rank-mean-v1"
 RUNS = 32  # seeded games per player and deal in the measure
@@ -229,7 +229,9 @@ def opening_share(variant: str, deal: Deal, max_nodes: int = OPENING_NODES) -> f
             g.deal()
         else:
             g.move(*m)
-        r = solve_game(g, max_seconds=None, max_nodes=max_nodes)
+        # the complete search alone, as when the shipped catalogs were graded: the family's
+        # win-first phase would take half of these few nodes and change the measure
+        r = solve_game(g, max_seconds=None, max_nodes=max_nodes, win_first=False)
         outcomes.append({"win": 1.0, "unknown": 0.5}.get(r.verdict, 0.0))
         g.undo()
     return sum(outcomes) / len(outcomes) if outcomes else 0.0

@@ -892,7 +892,8 @@ def solve(
 
 
 class Searcher(Protocol):
-    """What ``run_search`` drives: this module's ``_Search`` and ``family.py``'s ``_Family``."""
+    """What ``run_search`` drives: this module's ``_Search`` and ``family_search.py``'s
+    ``FamilySearch``."""
 
     seen: set[bytes]
     path: list[Action]

@@ -1,11 +1,11 @@
 """The family's win-first phase: an incomplete search that may only answer "win". Pure, no I/O.
 
-``family.py``'s complete depth-first search decides a deal by exploring every reachable
+``family_search.py``'s complete depth-first search decides a deal by exploring every reachable
 position; on a winnable deal it often loses itself in a huge subtree below one early move (the
 moves it tries first are not wrong, only endless), while a line exists a few hundred positions
 away. Before it, ``solve_family`` gives this phase a share of the budget:
 
-- **restarts**: the same depth-first search (``_Family``'s, with its transposition set and its
+- **restarts**: the same depth-first search (``FamilySearch``'s, with its transposition set and its
   proofs of loss) run again and again from the start, each run with a node limit that grows
   with the run's number (the Luby sequence times a base), the first run in the complete
   search's own move order, every later one with the priorities shaken by seeded random noise.
@@ -31,7 +31,7 @@ import random
 
 from ..cards import KING
 from ..game import Action, Game
-from .family import _COL, _TO_CELL, _Family
+from .family_search import COL, TO_CELL, FamilySearch
 from .search import WALL_TIME, Clock, OutOfBudget
 
 BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
@@ -52,8 +52,8 @@ def luby(k: int) -> int:
     return 1 << power
 
 
-class _WinFirst(_Family):
-    """``_Family`` with the strong pruning and the seeded noise of the win-first phase."""
+class _WinFirst(FamilySearch):
+    """``FamilySearch`` with the strong pruning and the seeded noise of the win-first phase."""
 
     # the two pruning rules (module docstring), switchable to measure what each gives
     keep_joined = True
@@ -70,11 +70,11 @@ class _WinFirst(_Family):
         loose: set[int] | None = None
         for prio, move in self.scored_moves():
             kind, a, i, _ = move
-            if kind == _COL:
+            if kind == COL:
                 col = cols[a]
                 if self.keep_joined and i > hidden[a] and col[i - 1] in parents[col[i]]:
                     continue  # never break a card off a card it fits on
-            elif kind == _TO_CELL and self.cell_rule:
+            elif kind == TO_CELL and self.cell_rule:
                 if loose is None:
                     loose = self._loose()
                 if not self._cell_useful(a, loose):

@@ -1,0 +1,427 @@
+"""The search of the rest of the family: one generic search for every variant. Pure, no I/O.
+
+``search.py`` keeps its fast, specialised search for the four plain variants (seven columns,
+one deck, same-suit building, a three-card stock). This module searches the others (Scorpion
+Tail, Scorpion Head, Three Blind Mice, Farmer's Wife, How They Run, Double and Triple Scorpion)
+with a search written from the engine's own move rules (``app/engine/game.py``) and nothing
+more:
+
+- a column move: any face-up card with everything on it, onto the exposed card it fits (the
+  next higher card of its suit, or of the other colour where building is in alternate colours)
+  or, for a King (any card in Wasp), into an empty column;
+- a reserve or cell card onto a column where it fits (a King also into an empty column);
+- the exposed card of a column, alone, into an empty cell;
+- the deal of the stock onto the first columns;
+- after every step the engine's automatic consequences, in the engine's order: a completed run
+  at a column's open end leaves, the card left exposed on a face-down card turns up.
+
+The position is compact and mutable (make/undo of the columns a step touched). Cards are
+*logical* (``physical id % 52``): the identical cards of two or three decks are interchangeable,
+so the copies never multiply the positions; the winning line names piles and indexes only, so
+it replays on the engine's physical ids unchanged.
+
+Soundness (every claim below is an exact symmetry of the rules, never a guess):
+
+- ``"win"``: the line is a sequence of the engine's own actions (``("move", a, i, b)``,
+  ``("move", k, 0, b, "reserve" | "cell", "column")``, ``("move", a, i, k, "column", "cell")``,
+  ``("deal",)``); ``api.py`` replays it through ``Game`` before believing it.
+- ``"loss"``: only when the depth-first search has explored every position reachable from the
+  start (a visited set, so each position is expanded once; a position met again is skipped
+  because its moves are, or will be, explored where it was first met). The only moves left out
+  lead to positions identical up to a symmetry of the rules, and the transposition key merges
+  exactly those: columns are interchangeable once no stock is left to deal (the deal is the only
+  rule that tells columns apart), and the columns the deal does not reach are interchangeable
+  among themselves before; empty columns are all alike, so only the first suitable one is tried
+  as a target; free cells are interchangeable (only the first empty one is tried) and so are
+  reserve slots (keys hold them as multisets); a whole column moved into an empty column only
+  renames the column, and is tried only while the stock holds cards and one of the two columns
+  is reached by the deal.
+- A position proved lost by ``proof.py`` (a "must leave first" proof that holds in every
+  variant: alternate colours, several decks, reserves, cells) is not expanded. In Three Blind
+  Mice (one deck, same suit, no cell) ``search.py``'s stronger ``dead_reason_of`` is tried
+  first, reserve cards passed as cards of unknown place. The proofs run at the start, after a
+  deal and after a step onto a card or into the last empty column (no other step can add one
+  of their constraints; skipping a check only misses a proof), where they seldom fire on only
+  every 2nd to 16th of those positions (``_prove``).
+- ``"unknown"``: the budget (seconds and/or nodes) ran out first.
+
+"""
+
+from __future__ import annotations
+
+from ..cards import KING
+from ..game import Action, Game
+from ..variants import Variant
+from .proof import CHILDREN as _CHILDREN
+from .proof import PARENTS as _PARENTS
+from .proof import family_dead_reason
+from .search import (
+    WALL_TIME,
+    OutOfBudget,
+    dead_reason_of,
+    empty_targets,
+)
+
+# Column key bytes: cards are 0-51; a column's key ends with 100 + its face-down count.
+_HIDDEN_MARK = 100
+_EMPTY_SLOT = 60
+_GROUP_SEP = b"\xfe"
+_SEP = b"\xff"
+
+# Move kinds (the first field of a generated move).
+COL = 0  # (a, i, b): column a from index i onto column b
+RES = 1  # (k, 0, b): reserve k onto column b
+CELL = 2  # (k, 0, b): cell k onto column b
+TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
+
+_PILE_NAME = {RES: "reserve", CELL: "cell"}
+
+
+def fits_on(variant: Variant, card: int, top: int) -> bool:
+    """True when ``card`` (physical or logical) may land on ``top`` in ``variant``."""
+    return top % 52 in _PARENTS[variant.alternate][card % 52]
+
+
+class FamilySearch:
+    """The complete depth-first search's mutable state (``winfirst.py`` builds its incomplete
+    search on it)."""
+
+    def __init__(self, game: Game) -> None:
+        v = game.variant
+        self.variant = v
+        self.ncols = v.columns
+        self.nstock = v.stock
+        self.any_empty = v.empty_accepts_any
+        self.runs_needed = v.runs_needed
+        self.parents = _PARENTS[v.alternate]
+        self.children = _CHILDREN[v.alternate]
+        self.cols: list[list[int]] = [[c % 52 for c in col] for col in game.cols]
+        self.hidden: list[int] = list(game.hidden)
+        self.stock: list[int] = [c % 52 for c in game.stock]
+        self.reserve: list[int] = [c % 52 if c >= 0 else -1 for c in game.reserve]
+        self.cells: list[int] = [c % 52 if c >= 0 else -1 for c in game.cells]
+        self.done = len(game.completed)
+        self.colkey: list[bytes] = [self._colkey(c) for c in range(self.ncols)]
+        self.seen: set[bytes] = set()
+        # search.py's proof holds with one deck, same suit, no cell, empty columns for Kings
+        self.must_leave = (
+            v.decks == 1 and not v.alternate and not v.cells and not v.empty_accepts_any
+        )
+        # proof.py's (see ``_worth_proving``): it assumes empty columns take Kings only
+        self.prove = not v.empty_accepts_any
+        self.dead_checks = 0
+        self.dead_cuts = 0
+        # the proof is tried on every ``proof_every``-th position worth proving (see ``_prove``)
+        self.proof_every = 1
+        self.proof_skip = 0
+        self.window_cuts = 0
+        self.path: list[Action] = []
+        self.nodes = 0
+        self.deadline = 0.0
+        self.clock = WALL_TIME
+        self.max_nodes = 0
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def _colkey(self, c: int) -> bytes:
+        return bytes(self.cols[c]) + bytes((_HIDDEN_MARK + self.hidden[c],))
+
+    def key(self) -> bytes:
+        ck = self.colkey
+        if self.stock:
+            n = self.nstock
+            cols = _SEP.join(ck[:n]) + _GROUP_SEP + _SEP.join(sorted(ck[n:]))
+        else:
+            cols = _SEP.join(sorted(ck))
+        slots = bytes(sorted(x if x >= 0 else _EMPTY_SLOT for x in self.reserve))
+        slots += _GROUP_SEP + bytes(sorted(x if x >= 0 else _EMPTY_SLOT for x in self.cells))
+        return cols + _GROUP_SEP + slots + (b"s" if self.stock else b"")
+
+    # -- the engine's automatic consequences ----------------------------------------------
+
+    def _remove_run(self, c: int) -> bool:
+        col = self.cols[c]
+        n = len(col)
+        if n < 13 or col[-1] % 13 != 0 or n - 13 < self.hidden[c]:
+            return False
+        parents = self.parents
+        for k in range(n - 1, n - 13, -1):
+            if col[k - 1] not in parents[col[k]]:
+                return False
+        del col[-13:]
+        self.done += 1
+        return True
+
+    def _settle_source(self, a: int) -> None:
+        src = self.cols[a]
+        # as the engine: a face-down card left exposed turns up; else a run left at the open
+        # end leaves (and the card then exposed turns up if face down)
+        if src and (
+            len(src) == self.hidden[a]
+            or (self._remove_run(a) and src and len(src) == self.hidden[a])
+        ):
+            self.hidden[a] -= 1
+
+    def _settle_target(self, b: int) -> None:
+        dst = self.cols[b]
+        if self._remove_run(b) and dst and len(dst) == self.hidden[b]:
+            self.hidden[b] -= 1
+
+    # -- make and undo --------------------------------------------------------------------
+
+    def _save(self, *columns: int) -> tuple[object, ...]:
+        return (
+            [(c, self.cols[c][:], self.hidden[c], self.colkey[c]) for c in columns],
+            self.done,
+        )
+
+    def _restore(self, saved: tuple[object, ...]) -> None:
+        columns, done = saved
+        assert isinstance(columns, list) and isinstance(done, int)
+        for c, col, h, ck in columns:
+            self.cols[c] = col
+            self.hidden[c] = h
+            self.colkey[c] = ck
+        self.done = done
+
+    def make(self, kind: int, a: int, i: int, b: int) -> tuple[object, ...]:
+        """Take one step; returns what ``undo`` needs."""
+        cols = self.cols
+        if kind == COL:
+            saved = self._save(a, b)
+            src = cols[a]
+            cols[b].extend(src[i:])
+            del src[i:]
+            self._settle_source(a)
+            self._settle_target(b)
+            self.colkey[a] = self._colkey(a)
+            self.colkey[b] = self._colkey(b)
+        elif kind == TO_CELL:
+            saved = self._save(a)
+            self.cells[b] = cols[a].pop()
+            self._settle_source(a)
+            self.colkey[a] = self._colkey(a)
+        else:
+            saved = self._save(b)
+            slots = self.reserve if kind == RES else self.cells
+            cols[b].append(slots[a])
+            slots[a] = -1
+            self._settle_target(b)
+            self.colkey[b] = self._colkey(b)
+        return saved
+
+    def make_deal(self) -> tuple[object, ...]:
+        n = len(self.stock)
+        saved = self._save(*range(n))
+        stock = self.stock
+        for c, card in enumerate(stock):
+            self.cols[c].append(card)
+        self.stock = []
+        for c in range(n):
+            self._settle_target(c)
+            self.colkey[c] = self._colkey(c)
+        return (saved, stock)
+
+    def undo_deal(self, rec: tuple[object, ...]) -> None:
+        saved, stock = rec
+        assert isinstance(saved, tuple) and isinstance(stock, list)
+        self._restore(saved)
+        self.stock = stock
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def gen_moves(self) -> list[tuple[int, int, int, int]]:
+        """Every move worth trying (module docstring), best first."""
+        scored = self.scored_moves()
+        scored.sort(key=lambda s: -s[0])
+        return [m for _, m in scored]
+
+    def scored_moves(self) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """Every move worth trying (module docstring), each with its priority (higher first)."""
+        cols, hidden, parents = self.cols, self.hidden, self.parents
+        ncols = self.ncols
+        tops: dict[int, list[int]] = {}
+        empties: list[int] = []
+        for t in range(ncols):
+            col = cols[t]
+            if col:
+                tops.setdefault(col[-1], []).append(t)
+            else:
+                empties.append(t)
+        stock = bool(self.stock)
+        nstock = self.nstock
+        targets = empty_targets(empties, stock, nstock) if empties else []
+        scored: list[tuple[int, tuple[int, int, int, int]]] = []
+        any_empty = self.any_empty
+        # the cards that fit on some exposed card, and the columns they may go to
+        wanted: dict[int, list[int]] = {}
+        children = self.children
+        for top, ts in tops.items():
+            for child in children[top]:
+                wanted.setdefault(child, []).extend(ts)
+        for a in range(ncols):
+            col = cols[a]
+            h = hidden[a]
+            n = len(col)
+            for i in range(h, n):
+                card = col[i]
+                dests = wanted.get(card)
+                to_empty = targets and (any_empty or card % 13 == KING)
+                if dests is None and not to_empty:
+                    continue
+                # priorities: a reveal first; breaking a sequence last
+                prio = 0
+                if i == h and h:
+                    prio += 100
+                elif i and col[i - 1] in parents[card] and i - 1 >= h:
+                    prio -= 50
+                if i == 0:
+                    prio += 30  # empties a column
+                if dests is not None:
+                    for b in dests:
+                        if b != a:
+                            scored.append((prio + 10 - (n - i), (COL, a, i, b)))
+                if to_empty:
+                    for b in targets:
+                        if b == a:
+                            continue
+                        if i == 0 and not (stock and (a < nstock or b < nstock)):
+                            continue  # a whole column only renames its column
+                        scored.append((prio + (20 if i else -20), (COL, a, i, b)))
+        for kind, slots in ((RES, self.reserve), (CELL, self.cells)):
+            for k, card in enumerate(slots):
+                if card < 0:
+                    continue
+                for p in parents[card]:
+                    for b in tops.get(p, ()):
+                        scored.append((60, (kind, k, 0, b)))
+                if targets and (any_empty or card % 13 == KING):
+                    for b in targets:
+                        scored.append((50, (kind, k, 0, b)))
+        if self.cells:
+            free = next((k for k, x in enumerate(self.cells) if x < 0), -1)
+            if free >= 0:
+                for a in range(ncols):
+                    col = cols[a]
+                    n = len(col)
+                    if n:
+                        prio = -80 + (100 if n - 1 == hidden[a] and hidden[a] else 0)
+                        if n == 1:
+                            prio += 15
+                        scored.append((prio, (TO_CELL, a, n - 1, free)))
+        return scored
+
+    # -- the search -----------------------------------------------------------------------
+
+    def _action(self, kind: int, a: int, i: int, b: int) -> Action:
+        if kind == COL:
+            return ("move", a, i, b)
+        if kind == TO_CELL:
+            return ("move", a, i, b, "column", "cell")
+        return ("move", a, 0, b, _PILE_NAME[kind], "column")
+
+    def dfs(self) -> bool:
+        """Search from the current position (its key already seen); True on a win."""
+        self.nodes += 1
+        if not self.nodes & 63 and (self.nodes >= self.max_nodes or self.clock() >= self.deadline):
+            raise OutOfBudget
+        seen, path = self.seen, self.path
+        for kind, a, i, b in self.gen_moves():
+            card = -1
+            if kind in (RES, CELL):
+                card = (self.reserve if kind == RES else self.cells)[a]
+            base = len(self.cols[b]) if kind != TO_CELL else 0
+            saved = self.make(kind, a, i, b)
+            if self.done == self.runs_needed:
+                path.append(self._action(kind, a, i, b))
+                return True
+            key = self.key()
+            if key not in seen:
+                seen.add(key)  # a position proved lost is remembered as explored, too
+                if self.prove and self._worth_proving(kind, base) and self._prove():
+                    self._undo(kind, a, b, card, saved)
+                    continue
+                path.append(self._action(kind, a, i, b))
+                if self.dfs():
+                    return True
+                path.pop()
+            self._undo(kind, a, b, card, saved)
+        if self.stock:
+            rec = self.make_deal()
+            if self.done == self.runs_needed:
+                path.append(("deal",))
+                return True
+            key = self.key()
+            if key not in seen:
+                seen.add(key)
+                if self.prove:
+                    self.dead_checks += 1
+                    if self.dead_reason():
+                        self.dead_cuts += 1
+                        self.undo_deal(rec)
+                        return False
+                path.append(("deal",))
+                if self.dfs():
+                    return True
+                path.pop()
+            self.undo_deal(rec)
+        return False
+
+    def _prove(self) -> bool:
+        """Try the proof of loss on the position just reached, if its turn has come: True when
+        it is proved lost. Where the proof seldom fires (fewer than 1 in 32 of the last 256
+        tries) it is tried on every second, fourth, ... up to every 16th position worth
+        proving, and on every one again once it fires often: skipping a check only misses a
+        proof (measured: Triple Scorpion's search spends 84% of its time in the proof on deals
+        where it never fires)."""
+        self.proof_skip += 1
+        if self.proof_skip < self.proof_every:
+            return False
+        self.proof_skip = 0
+        self.dead_checks += 1
+        if not self.dead_checks & 15 and self.clock() >= self.deadline:
+            raise OutOfBudget  # a proof costs more than a node: watch the clock
+        dead = bool(self.dead_reason())
+        self.dead_cuts += dead
+        self.window_cuts += dead
+        if not self.dead_checks & 255:
+            rare = self.window_cuts * 32 < 256
+            self.proof_every = min(16, 2 * self.proof_every) if rare else 1
+            self.window_cuts = 0
+        return dead
+
+    def _worth_proving(self, kind: int, base: int) -> bool:
+        """May the step just made have added a constraint of the proofs? A step onto a card
+        may; a King into an empty column only when it fills the last one. With free cells any
+        exposed card may leave for one once a cell is empty, and the proof seldom fires: there
+        it is tried at the start only (skipping a check only misses a proof)."""
+        if self.cells:
+            return False  # measured: many checks, few cuts; tried at the start and no more
+        return bool(base) or all(self.cols)
+
+    def dead_reason(self) -> str:
+        """Why the position is lost ("" if no proof is found): ``search.py``'s proof where it
+        holds (reserve cards passed as of unknown place), then ``proof.py``'s."""
+        reserve = [c for c in self.reserve if c >= 0]
+        if self.must_leave:
+            reason = dead_reason_of(self.cols, self.hidden, reserve + self.stock, False)
+            if reason:
+                return reason
+        return family_dead_reason(
+            self.cols,
+            self.hidden,
+            self.reserve + self.cells,
+            self.stock,
+            self.parents,
+            self.children,
+            len(self.cells),
+        )
+
+    def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:
+        if kind == TO_CELL:
+            self.cells[b] = -1
+        elif kind == RES:
+            self.reserve[a] = card
+        elif kind == CELL:
+            self.cells[a] = card
+        self._restore(saved)
