@@ -50,11 +50,11 @@ from .search import (
 # The share of a bounded budget the win-first phase may spend first.
 WIN_FIRST_SHARE = 0.25
 # The variants that use it. Scorpion and Scorpion II: the complete search alone decides ~99.99%
-# of their deals within 10 s. Wasp: measured, it does not pay (1 December 2026, 10 s, 34 deals
-# left undecided by a first pass: no deal newly decided, 4 losses and 1 win pushed past the
+# of their deals within 10 s. Wasp: measured, it does not pay (1 December 2026, 10 s, 40 deals
+# left undecided by a first pass: no deal newly decided, 5 losses and 1 win pushed past the
 # budget by the quarter it takes; deals 1-200 at 2 s: 2 losses lost): Wasp's undecided deals
 # are mostly losses, which only the complete search can prove. Wasp II: 20 such deals at 10 s,
-# 4 -> 8 decided (5 wins found in 0.1-2.3 s, 1 loss lost).
+# 4 -> 9 decided (5 wins found in 0.2-2.0 s), deals 1-200 at 2 s unchanged (docs/odds.md).
 VARIANTS = frozenset({"wasp-ii"})
 BASE_NODES = 2_000  # the first run's node limit; run k gets luby(k) times this
 NOISE = 2.0  # the largest random bonus added to a move's priority (a reveal scores 1)
