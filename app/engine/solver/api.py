@@ -8,7 +8,9 @@ from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
 from .family import WIN_FIRST_SHARE, solve_family
-from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable, solve
+from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable
+from .winfirst_plain import WIN_FIRST_SHARE as PLAIN_WIN_FIRST_SHARE
+from .winfirst_plain import solve_plain
 
 
 class SolverError(RuntimeError):
@@ -66,20 +68,23 @@ def solve_game(
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
 
-    The four plain variants use the fast search of ``search.py``, every other variant the
+    The four plain variants use the fast search of ``search.py`` (in Wasp II after the
+    win-first phase of ``winfirst_plain.py``), every other variant the
     generic search of ``family.py`` (``prune=False`` switches their proofs of loss off: plain
     exhaustive search). ``clock`` counts the budget (``search.py``: wall or CPU time).
-    ``win_first=False`` gives the family's whole budget to its complete search (no win-first
-    phase: ``family.py``), as the difficulty measure was defined (``grading.py``).
+    ``win_first=False`` gives the whole budget to the complete search (no win-first phase:
+    ``family.py``, ``winfirst_plain.py``), as the difficulty measure was defined
+    (``grading.py``).
     """
     check_solvable(game.variant)
     if game.variant.plain:
-        return solve(
+        return solve_plain(
             Position.from_game(game),
             max_seconds=max_seconds,
             max_nodes=max_nodes,
             prune=prune,
             clock=clock,
+            win_first_share=PLAIN_WIN_FIRST_SHARE if win_first else 0.0,
         )
     return solve_family(
         game,
