@@ -19,7 +19,7 @@ from app.engine.solver import (
     solve_deal,
     verify_line,
 )
-from app.engine.solver.search import _Search
+from app.engine.solver.search import PlainSearch
 
 KNOWN = json.loads((Path(__file__).parents[1] / "data" / "known_wins.json").read_text())
 
@@ -125,7 +125,7 @@ def test_wasp_empty_column_takes_any_card() -> None:
 
 def test_wasp_a_join_is_not_always_safe() -> None:
     # AC could join 2C, carrying 3C; but the winning line lays 2C on 3C first. A rule forcing
-    # every join (without the King run under the successor, see ``_Search.forced_join``)
+    # every join (without the King run under the successor, see ``PlainSearch.forced_join``)
     # called this winnable position lost.
     cols = [
         "4C TD 9D",
@@ -204,7 +204,7 @@ def test_solver_state_make_unmake_restores_everything() -> None:
     for number in range(1, 40):
         for variant in ("scorpion", "wasp"):
             pos = Position.from_deal(variant, deal_from_number(number))
-            s = _Search(pos, prune=True)
+            s = PlainSearch(pos, prune=True)
             before = (s.key(), [list(c) for c in s.cols], list(s.hidden), s.done)
             moves = s.gen_moves()
             legal = {tuple(m) for m in pos.to_game().legal_moves()}

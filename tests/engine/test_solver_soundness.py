@@ -18,7 +18,7 @@ from app.engine.game import Action
 from app.engine.solver import Position, dead_reason, solve, solve_deal
 from app.engine.solver.family import solve_family
 from app.engine.solver.family_search import FamilySearch
-from app.engine.solver.search import _Search, run_search
+from app.engine.solver.search import PlainSearch, run_search
 from tests.support.brute import brute_force, small_position
 
 VARIANTS = ["scorpion", "scorpion-ii", "wasp"]
@@ -66,7 +66,7 @@ def test_no_position_on_an_unpruned_winning_line_is_declared_lost(variant: str) 
     for number, line in wins:
         for pos in positions_on(variant, number, line):
             assert dead_reason(pos) == "", (number, dead_reason(pos))
-            assert not _Search(pos, prune=True).is_dead(), number
+            assert not PlainSearch(pos, prune=True).is_dead(), number
             checked += 1
     assert checked > 200
 
@@ -122,7 +122,7 @@ def test_fast_check_equals_the_general_one(variant: str) -> None:
     for number in range(1, 61):
         game = Game.new(variant, deal_from_number(number))
         for _ in range(40):
-            s = _Search(Position.from_game(game), prune=True)
+            s = PlainSearch(Position.from_game(game), prune=True)
             general = bool(s.dead_reason())
             assert s.is_dead() == general, (number, game.position_key())
             dead += general
@@ -163,7 +163,7 @@ def _small_position(rng: random.Random, variant: str, suits: int) -> Position:
 
 
 def _verdict(pos: Position, *, prune: bool, new_rules: bool, nodes: int) -> str:
-    s = _Search(pos, prune)
+    s = PlainSearch(pos, prune)
     if not new_rules:
         s.merge_first = s.wasp_joins = False
     return run_search(s, None, nodes, won=s.done == 4, prove=prune, stats=dict).verdict
@@ -171,8 +171,8 @@ def _verdict(pos: Position, *, prune: bool, new_rules: bool, nodes: int) -> str:
 
 @pytest.mark.parametrize("variant", ["wasp"])
 def test_forced_joins_and_merge_first_agree_with_search_without_them(variant: str) -> None:
-    # ``_Search.forced_join`` and ``_Search.joins_instead`` (Wasp, stock dealt) never change a
-    # verdict: compared with the same search without them and with plain exhaustive search,
+    # ``PlainSearch.forced_join`` and ``PlainSearch.joins_instead`` (Wasp, stock dealt) never
+    # change a verdict: compared with the same search without them and with plain exhaustive search,
     # on small random positions and on positions of winning lines.
     rng = random.Random(5)
     positions = [_small_position(rng, variant, 1 + k % 2) for k in range(400)]

@@ -15,7 +15,7 @@ from app.engine import Game, deal_from_number
 from app.engine.solver import verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.search import Position, SearchResult, solve
-from app.engine.solver.winfirst_plain import VARIANTS, luby, solve_plain, win_first
+from app.engine.solver.winfirst_plain import VARIANTS, solve_plain, win_first
 
 WASPS = ["wasp", "wasp-ii"]
 NODES = 3_000  # per deal and search: a short budget, counted in nodes to be deterministic
@@ -23,10 +23,6 @@ NODES = 3_000  # per deal and search: a short budget, counted in nodes to be det
 
 def position(variant: str, number: int) -> Position:
     return Position.from_deal(variant, deal_from_number(number, variant))
-
-
-def test_luby_sequence() -> None:
-    assert [luby(k) for k in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
 
 @pytest.mark.parametrize("variant", WASPS)

@@ -13,11 +13,10 @@ A win's line is replayed through the engine by ``api.py`` before it is believed.
 
 from __future__ import annotations
 
-import sys
-
 from ..game import Game
 from .family_search import FamilySearch
 from .search import WALL_TIME, Clock, SearchResult, run_search
+from .winfirst import phase_then_complete
 from .winfirst import win_first as run_win_first
 
 # The share of a bounded budget the win-first phase may spend first.
@@ -45,40 +44,32 @@ def solve_family(
     s.must_leave = s.must_leave and prune
     s.prove = s.prove and prune
     won = s.done == s.runs_needed
-    spent = 0
-    proved = False  # the start checked already
+
+    def complete(seconds: float | None, nodes: int | None, *, proved: bool) -> SearchResult:
+        return run_search(
+            s,
+            seconds,
+            nodes,
+            won=won,
+            prove=(s.prove or s.must_leave) and not proved,  # proved: the start was checked
+            stats=lambda: _stats(s),
+            clock=clock,
+        )
+
     if prune and not won and win_first > 0 and (max_seconds or max_nodes):
         reason = s.dead_reason()
         if reason:
             return SearchResult("loss", None, 0, clock() - start, reason)
-        proved = True
-        end = start + max_seconds * win_first if max_seconds else float("inf")
-        cap = max(1, int(max_nodes * win_first)) if max_nodes else None
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 50_000))
-        try:
-            line, spent = run_win_first(game, end, cap, clock)
-        finally:
-            sys.setrecursionlimit(limit)
-        if line is not None:
-            return SearchResult("win", line, spent, clock() - start)
-        if max_seconds is not None:
-            max_seconds = max(0.0, max_seconds - (clock() - start))
-        if max_nodes is not None:
-            max_nodes = max(1, max_nodes - spent)
-    r = run_search(
-        s,
-        max_seconds,
-        max_nodes,
-        won=won,
-        prove=(s.prove or s.must_leave) and not proved,
-        stats=lambda: _stats(s),
-        clock=clock,
-    )
-    if spent:
-        r.nodes += spent
-        r.seconds = clock() - start
-    return r
+        return phase_then_complete(
+            lambda end, cap: run_win_first(game, end, cap, clock),
+            lambda seconds, nodes: complete(seconds, nodes, proved=True),
+            start,
+            max_seconds,
+            max_nodes,
+            win_first,
+            clock,
+        )
+    return complete(max_seconds, max_nodes, proved=False)
 
 
 def _stats(s: FamilySearch) -> dict[str, int]:

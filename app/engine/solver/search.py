@@ -28,10 +28,10 @@ Facts the search stands on (RULES.md):
   deal, so the check runs at the start, after the deal and after such moves only (skipping a
   check can only miss a proof, never make a wrong one).
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
-  successor is taken as a forced move (see ``_Search.safe_joins``).
+  successor is taken as a forced move (see ``PlainSearch.safe_joins``).
 - Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
   is taken as a forced move, and a card that such a run's open end would take is never moved
-  into an empty column (``_Search.forced_join``, ``_Search.joins_instead``: a simulation
+  into an empty column (``PlainSearch.forced_join``, ``PlainSearch.joins_instead``: a simulation
   shows the join wins at least one step sooner). Without the King run under the successor the
   general "a join is always safe" fails (a card under the successor may need to land on a
   card carried by the join), so these rules stay narrow.
@@ -189,8 +189,9 @@ WALL_TIME: Clock = time.perf_counter
 CPU_TIME: Clock = time.process_time
 
 
-class _Search:
-    """Mutable search state with make/unmake moves (internal)."""
+class PlainSearch:
+    """The plain variants' search state with make/unmake moves (``winfirst_plain.py`` builds
+    its incomplete search on it)."""
 
     def __init__(self, pos: Position, prune: bool) -> None:
         self.wasp = pos.variant.empty_accepts_any
@@ -231,10 +232,10 @@ class _Search:
         self.safe_joins = prune and not self.wasp
         # Wasp, stock dealt (pruning on): a card whose successor is, or would be once the card
         # leaves, at the open end of a King run (a column holding exactly its suit's run from
-        # the King down) is never moved into an empty column (see ``_Search.joins_instead``).
+        # the King down) is never moved into an empty column (see ``PlainSearch.joins_instead``).
         self.merge_first = prune and self.wasp
         # Wasp, stock empty (pruning on): a join onto a King run is the only move tried (see
-        # ``_Search.forced_join``).
+        # ``PlainSearch.forced_join``).
         self.wasp_joins = prune and self.wasp
 
     def _king_run(self, t: int, n: int) -> bool:
@@ -471,7 +472,7 @@ class _Search:
                 and (not self.stock or (a >= STOCK_COLUMNS and t >= STOCK_COLUMNS))
             ):
                 # Column t is its suit's run from the King down to p: joining p - 1 to it
-                # loses nothing (see ``_Search.safe_joins``); try that move alone.
+                # loses nothing (see ``PlainSearch.safe_joins``); try that move alone.
                 return [(a, i, t)]
             if (
                 self.wasp_joins
@@ -479,7 +480,7 @@ class _Search:
                 and self._king_run(t, len(dst))
                 and self.forced_join(a, i)
             ):
-                return [(a, i, t)]  # loses nothing (see ``_Search.forced_join``)
+                return [(a, i, t)]  # loses nothing (see ``PlainSearch.forced_join``)
             if i == h and h:
                 first.append((a, i, t))
             else:
@@ -879,7 +880,7 @@ def solve(
     clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does)."""
-    s = _Search(pos, prune)
+    s = PlainSearch(pos, prune)
     return run_search(
         s,
         max_seconds,
@@ -892,7 +893,7 @@ def solve(
 
 
 class Searcher(Protocol):
-    """What ``run_search`` drives: this module's ``_Search`` and ``family_search.py``'s
+    """What ``run_search`` drives: this module's ``PlainSearch`` and ``family_search.py``'s
     ``FamilySearch``."""
 
     seen: set[bytes]
@@ -948,7 +949,7 @@ def run_search(
     return SearchResult("loss", None, s.nodes, elapsed, "search", stats=stats())
 
 
-def _stats(s: _Search) -> dict[str, int]:
+def _stats(s: PlainSearch) -> dict[str, int]:
     return {"seen": len(s.seen), "dead_checks": s.dead_checks, "dead_cuts": s.dead_cuts}
 
 

@@ -28,11 +28,13 @@ The noise is seeded: the same position and budget give the same answer.
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Callable
 
 from ..cards import KING
 from ..game import Action, Game
 from .family_search import COL, TO_CELL, FamilySearch
-from .search import WALL_TIME, Clock, OutOfBudget
+from .search import WALL_TIME, Clock, OutOfBudget, Searcher, SearchResult
 
 BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
 NOISE = 300  # the largest random bonus added to a move's priority (priorities span ~200)
@@ -111,31 +113,81 @@ class _WinFirst(FamilySearch):
         return any(p in tops for p in self.parents[bare])
 
 
+def restarts(
+    new_run: Callable[[int], Searcher],
+    base_nodes: int,
+    deadline: float,
+    max_nodes: int | None,
+    clock: Clock = WALL_TIME,
+    first: int = 1,
+) -> tuple[list[Action] | None, int]:
+    """Run ``new_run(k)``'s searches for k = ``first``, ``first`` + 1, ... (each with
+    ``base_nodes`` times ``luby(k)`` nodes, ``luby(1)`` for k < 1) until one wins, ``clock``
+    passes ``deadline`` or ``max_nodes`` nodes are spent in all: (the winning line or None,
+    nodes). Shared by the family's phase (below) and the plain variants' (``winfirst_plain``)."""
+    total = 0
+    run = first - 1
+    limit_rec = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit_rec, 50_000))  # a path holds one frame per step
+    try:
+        while clock() < deadline and (max_nodes is None or total < max_nodes):
+            run += 1
+            s = new_run(run)
+            limit = base_nodes * luby(max(run, 1))
+            if max_nodes is not None:
+                limit = min(limit, max_nodes - total)
+            s.deadline = deadline
+            s.clock = clock
+            s.max_nodes = limit
+            s.seen.add(s.key())
+            try:
+                found = s.dfs()
+            except (OutOfBudget, RecursionError):
+                total += s.nodes
+                continue
+            total += s.nodes
+            # a run that ends on its own explored the whole pruned tree (in any order the
+            # same positions): it won, or no later run can
+            return (list(s.path) if found else None), total
+    finally:
+        sys.setrecursionlimit(limit_rec)
+    return None, total
+
+
+def phase_then_complete(
+    phase: Callable[[float, int | None], tuple[list[Action] | None, int]],
+    complete: Callable[[float | None, int | None], SearchResult],
+    start: float,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    share: float,
+    clock: Clock,
+) -> SearchResult:
+    """Give ``share`` of a bounded budget (seconds from ``start`` and nodes alike) to a
+    win-first ``phase(deadline, node cap)``, then what is left to the ``complete`` search, which
+    alone may answer "loss"; the answer counts the nodes and the time of both."""
+    end = start + max_seconds * share if max_seconds else float("inf")
+    cap = max(1, int(max_nodes * share)) if max_nodes else None
+    line, spent = phase(end, cap)
+    if line is not None:
+        return SearchResult("win", line, spent, clock() - start)
+    if max_seconds is not None:
+        max_seconds = max(0.0, max_seconds - (clock() - start))
+    if max_nodes is not None:
+        max_nodes = max(1, max_nodes - spent)
+    r = complete(max_seconds, max_nodes)
+    r.nodes += spent
+    r.seconds = clock() - start
+    return r
+
+
 def win_first(
     game: Game, deadline: float, max_nodes: int | None, clock: Clock = WALL_TIME
 ) -> tuple[list[Action] | None, int]:
     """Restarted, strongly pruned searches from ``game``'s position until one wins, ``clock``
     passes ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes)."""
-    total = 0
-    run = 0
-    while clock() < deadline and (max_nodes is None or total < max_nodes):
-        run += 1
-        rng = random.Random(run) if run > 1 else None
-        s = _WinFirst(game, rng, NOISE)
-        limit = BASE_NODES * luby(run)
-        if max_nodes is not None:
-            limit = min(limit, max_nodes - total)
-        s.deadline = deadline
-        s.clock = clock
-        s.max_nodes = limit
-        s.seen.add(s.key())
-        try:
-            found = s.dfs()
-        except (OutOfBudget, RecursionError):
-            total += s.nodes
-            continue
-        total += s.nodes
-        # a run that ends on its own explored the whole pruned tree (in any order the same
-        # positions): it won, or no later run can
-        return (list(s.path) if found else None), total
-    return None, total
+
+    def new_run(k: int) -> Searcher:
+        return _WinFirst(game, random.Random(k) if k > 1 else None, NOISE)
+
+    return restarts(new_run, BASE_NODES, deadline, max_nodes, clock)

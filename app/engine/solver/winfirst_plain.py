@@ -10,7 +10,7 @@ a bounded budget first, after the proof of loss at the start (``search.dead_reas
 - **a short first try**: the complete search itself, ``BASE_NODES`` nodes (the strong pruning
   below cuts the one line of some easy deals: Wasp II deal 148 is won by the complete search in
   60 positions and was not won by the pruned runs in 0.5 s);
-- **restarts**: ``_Search``'s own depth-first search (its transposition set, its proof of loss
+- **restarts**: ``PlainSearch``'s own depth-first search (its transposition set, its proof of loss
   and its sound forced moves) run again and again from the start, each run with a node limit
   that grows with the run's number (the Luby sequence times ``BASE_NODES``, as in the
   family's ``winfirst.py``), the first run in the complete search's own move order, every
@@ -32,20 +32,20 @@ noise is seeded: the same position and budget give the same answer.
 from __future__ import annotations
 
 import random
-import sys
 
 from ..cards import KING
 from ..game import Action
 from .search import (
     WALL_TIME,
     Clock,
-    OutOfBudget,
+    PlainSearch,
     Position,
+    Searcher,
     SearchResult,
-    _Search,
     dead_reason,
     solve,
 )
+from .winfirst import phase_then_complete, restarts
 
 # The share of a bounded budget the win-first phase may spend first.
 WIN_FIRST_SHARE = 0.25
@@ -60,22 +60,8 @@ BASE_NODES = 2_000  # the first run's node limit; run k gets luby(k) times this
 NOISE = 2.0  # the largest random bonus added to a move's priority (a reveal scores 1)
 
 
-def luby(k: int) -> int:
-    """The k-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ..."""
-    k -= 1  # the classic algorithm counts from 0
-    size, power = 1, 0
-    while size < k + 1:
-        size = 2 * size + 1
-        power += 1
-    while size - 1 != k:
-        size = (size - 1) // 2
-        power -= 1
-        k %= size
-    return 1 << power
-
-
-class _WinFirstPlain(_Search):
-    """``_Search`` with the strong pruning and the seeded noise of the win-first phase."""
+class _WinFirstPlain(PlainSearch):
+    """``PlainSearch`` with the strong pruning and the seeded noise of the win-first phase."""
 
     keep_joined = True  # never pick a card off its successor into an empty column
     empty_rule = True  # a group goes into an empty column only when it pays at once
@@ -130,37 +116,16 @@ def win_first(
     pos: Position, deadline: float, max_nodes: int | None, clock: Clock = WALL_TIME
 ) -> tuple[list[Action] | None, int]:
     """Restarted, strongly pruned searches from ``pos`` until one wins, ``clock`` passes
-    ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes)."""
-    total = 0
-    run = -1  # run 0: the complete search's own pruning and order, BASE_NODES nodes
-    limit_rec = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit_rec, 50_000))
-    try:
-        while clock() < deadline and (max_nodes is None or total < max_nodes):
-            run += 1
-            rng = random.Random(run) if run > 1 else None
-            s = _WinFirstPlain(pos, rng, NOISE)
-            if run == 0:
-                s.keep_joined = s.empty_rule = False
-            limit = BASE_NODES * luby(max(run, 1))
-            if max_nodes is not None:
-                limit = min(limit, max_nodes - total)
-            s.deadline = deadline
-            s.clock = clock
-            s.max_nodes = limit
-            s.seen.add(s.key())
-            try:
-                found = s.dfs()
-            except (OutOfBudget, RecursionError):
-                total += s.nodes
-                continue
-            total += s.nodes
-            # a run that ends on its own explored the whole pruned tree: it won, or no later
-            # run can
-            return (list(s.path) if found else None), total
-    finally:
-        sys.setrecursionlimit(limit_rec)
-    return None, total
+    ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes). Run 0 is
+    the complete search's own pruning and order (``BASE_NODES`` nodes)."""
+
+    def new_run(k: int) -> Searcher:
+        s = _WinFirstPlain(pos, random.Random(k) if k > 1 else None, NOISE)
+        if k == 0:
+            s.keep_joined = s.empty_rule = False
+        return s
+
+    return restarts(new_run, BASE_NODES, deadline, max_nodes, clock, first=0)
 
 
 def solve_plain(
@@ -189,16 +154,14 @@ def solve_plain(
     reason = dead_reason(pos)
     if reason:
         return SearchResult("loss", None, 0, clock() - start, reason)
-    end = start + max_seconds * win_first_share if max_seconds else float("inf")
-    cap = max(1, int(max_nodes * win_first_share)) if max_nodes else None
-    line, spent = win_first(pos, end, cap, clock)
-    if line is not None:
-        return SearchResult("win", line, spent, clock() - start)
-    if max_seconds is not None:
-        max_seconds = max(0.0, max_seconds - (clock() - start))
-    if max_nodes is not None:
-        max_nodes = max(1, max_nodes - spent)
-    r = solve(pos, max_seconds=max_seconds, max_nodes=max_nodes, prune=True, clock=clock)
-    r.nodes += spent
-    r.seconds = clock() - start
-    return r
+    return phase_then_complete(
+        lambda end, cap: win_first(pos, end, cap, clock),
+        lambda seconds, nodes: solve(
+            pos, max_seconds=seconds, max_nodes=nodes, prune=True, clock=clock
+        ),
+        start,
+        max_seconds,
+        max_nodes,
+        win_first_share,
+        clock,
+    )
