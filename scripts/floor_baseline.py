@@ -9,7 +9,8 @@ by side (one uvicorn worker each, SQLite, one keep-alive connection) and prints 
   a real game's size), ``COMMIT``; answers a small JSON body. The connection is set up as the
   app's (WAL, ``synchronous=NORMAL``, ``foreign_keys``, ``busy_timeout``).
 - ``GET /board``: a 52-card board (seven columns) rendered with Jinja2: the same card
-  picture markup as the play page's (an SVG per card, ``data-col``/``data-idx``/``data-card``).
+  picture markup as the play page's (a sprite of card symbols, then per card a link with its
+  name and an ``<svg><use href="#c-7H"/></svg>``).
 - ``GET /api/session``: a constant JSON body (the launcher's readiness probe).
 
 Serve with ``BASELINE_DB=/path/to/file.db uvicorn scripts.floor_baseline:app``.
@@ -27,29 +28,48 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment
+from markupsafe import Markup
 
 SNAPSHOT_BYTES = 260  # a Scorpion game's engine snapshot is about this long
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
+RANK_WORDS = "ace two three four five six seven eight nine ten jack queen king".split()  # noqa: SIM905
+
+# The play page's card markup (templates/partials/sprite.html and column.html): one sprite of
+# 52 card symbols, rendered once at start-up as the app does, and per card a link with its
+# name and an <svg><use href="#c-7H"/></svg>.
+SPRITE = (
+    Environment(autoescape=True)
+    .from_string(
+        """<svg class="sprite" aria-hidden="true" focusable="false" width="0" height="0"><defs>
+<rect id="f" x=".75" y=".75" width="58.5" height="82.5" rx="5"/>
+{%- for s in suits %}<symbol id="s-{{ s }}" viewBox="0 0 100 100">\
+<path d="M50 2l39 48-39 48-39-48z"/></symbol>
+<symbol id="p-{{ s }}" viewBox="0 0 60 84"><use href="#s-{{ s }}" x="44" y="2.5" width="13" \
+height="13"/><use href="#s-{{ s }}" x="13" y="32" width="34" height="34"/></symbol>{% endfor %}
+{%- for s in suits %}{% for r in ranks %}
+<symbol id="c-{{ r }}{{ s }}" viewBox="0 0 60 84"><use class="cf" href="#f"/><text class="rk" \
+x="3.5" y="15">{{ r }}</text><use href="#p-{{ s }}"/></symbol>{% endfor %}{% endfor %}
+</defs></svg>"""
+    )
+    .render(suits=SUITS, ranks=RANKS)
+)
+RANK_NAMES = dict(zip(RANKS, RANK_WORDS, strict=True))
+SUIT_NAMES = dict(zip(SUITS, ("spades", "hearts", "diamonds", "clubs"), strict=True))
 
 BOARD = Environment(autoescape=True).from_string(
     """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Board</title></head>
-<body><main>
-{%- macro face(code) -%}
-<svg class="pic" viewBox="0 0 60 84" aria-hidden="true"><rect class="cf" x=".75" y=".75" \
-width="58.5" height="82.5" rx="5"/><text class="rk" x="3.5" y="15">{{ code[0] }}</text>\
-<use href="#s-{{ code[1] }}" x="44" y="2.5" width="13" height="13"/>\
-<use href="#s-{{ code[1] }}" x="13" y="32" width="34" height="34"/></svg>
-{%- endmacro %}
+<body>{{ sprite }}<main>
 <form id="board" method="post" action="/move">
-{% for col in columns %}
-<div class="col" id="col-{{ loop.index0 }}" data-col="{{ loop.index0 }}">
-{% set c = loop.index0 %}{% for code in col %}
-<a class="card {{ code[1] }}" id="c{{ c }}-{{ loop.index0 }}" href="/board?select={{ c }}-\
-{{ loop.index0 }}" data-col="{{ c }}" data-idx="{{ loop.index0 }}" data-card="{{ code }}">\
-{{ face(code) }}<span class="sr">{{ code }}</span></a>
-{% endfor %}
+{% for col in columns %}{% set c = loop.index0 %}
+<div class="col" id="col-{{ c }}" data-col="{{ c }}" role="group" aria-label="Column {{ c + 1 }}" \
+style="--n:{{ col|length }}">
+{%- for code in col %}
+<a class="card {{ code[1] }}{% if loop.last %} top{% endif %}" href="?select={{ c }}-\
+{{ loop.index0 }}" aria-label="{{ names[code] }}"><svg role=none><use href="#c-{{ code }}"/>\
+</svg></a>
+{%- endfor %}
 </div>
 {% endfor %}
 </form>
@@ -57,6 +77,7 @@ width="58.5" height="82.5" rx="5"/><text class="rk" x="3.5" y="15">{{ code[0] }}
 """
 )
 DECK = [r + s for s in SUITS for r in RANKS]
+NAMES = {code: f"{RANK_NAMES[code[0]]} of {SUIT_NAMES[code[1]]}" for code in DECK}
 COLUMNS = [DECK[i::7] for i in range(7)]  # 8, 8, 8, 7, 7, 7, 7 cards
 
 app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -129,4 +150,4 @@ def move() -> Response:
 
 @app.get("/board", response_class=HTMLResponse)
 def board() -> HTMLResponse:
-    return HTMLResponse(BOARD.render(columns=COLUMNS))
+    return HTMLResponse(BOARD.render(columns=COLUMNS, names=NAMES, sprite=Markup(SPRITE)))
