@@ -213,17 +213,18 @@ def test_a_daily_page_reconnects_and_catches_up(
             p.page.click("#daily-play")
             p.playing()
 
-        # Ann watches the daily page; its streams are counted, and from the second one on
-        # held back until the test lets them through (the page is away meanwhile).
-        streams: list[Route] = []
+        # Ann watches the daily page. Once it has shown a live update, its new streams are
+        # held back until the test lets them through (the page is away meanwhile). Holding
+        # starts on a flag, not on counting requests: a stream the game page was reconnecting
+        # as it was left must not be taken for the daily page's first one.
+        away: list[bool] = []
         held: list[Route] = []
 
         def hold(route: Route) -> None:
-            streams.append(route)
-            if len(streams) == 1:
-                route.continue_()
-            else:
+            if away:
                 held.append(route)
+            else:
+                route.continue_()
 
         ann.page.route(re.compile(r"/daily/scorpion/events$"), hold)
         ann.page.goto(server.url + "/daily/scorpion")
@@ -235,6 +236,7 @@ def test_a_daily_page_reconnects_and_catches_up(
         expect(race_row(ann.page, "Bob")).to_have_attribute("data-moves", "1")
         bob_listed = ann.page.locator(".lb-others tbody tr", has_text="Bob")
         expect(bob_listed.locator("td").first).to_have_text("1")
+        away.append(True)
 
         # The server ends the stream; the page tries again (held: it is away).
         wait_for(ann.page, lambda: bool(held))
