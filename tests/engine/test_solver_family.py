@@ -19,6 +19,7 @@ from app.engine.solver import analyse, decode_line, encode_line, solve_deal, ver
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
 from app.engine.solver.family_search import FamilySearch
+from app.engine.solver.search import run_search
 from tests.support.brute import brute_force, small_position
 
 VARIANT_IDS = list(ALL_VARIANTS)
@@ -131,3 +132,46 @@ def test_three_blind_mice_loss_proof_never_fires_on_a_winning_line() -> None:
             assert FamilySearch(game).dead_reason() == "", (number, action)
             checked += 1
     assert checked > 100 and agreed > 10
+
+
+def _complete_search(game: Game, *, joins: bool) -> tuple[str, int]:
+    """(verdict, reserve joins taken) of the complete search alone: no proof of loss, no
+    win-first phase, the reserve joins on or off."""
+    s = FamilySearch(game)
+    s.prove = s.must_leave = False
+    s.reserve_joins = joins
+    result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
+    return result.verdict, s.joins_taken
+
+
+def test_three_blind_mice_reserve_joins_keep_every_verdict() -> None:
+    """A reserve card onto its exposed successor, taken as the only move (``reserve_join``),
+    changes no verdict: on small positions where the rule fires, the complete search with it
+    agrees with the search without it and, where one run is in play, with brute force through
+    the engine; losses and wins alike."""
+    wins = losses = 0
+    for seed in range(150):
+        for two in (False, True):
+            game = small_position("three-blind-mice", seed, two=two)
+            if all(c < 0 for c in game.reserve):
+                continue
+            verdict, fired = _complete_search(game, joins=True)
+            if not fired:
+                continue
+            assert verdict == _complete_search(game, joins=False)[0], (seed, two)
+            if not two:
+                assert (verdict == "win") == brute_force(game), seed
+            wins += verdict == "win"
+            losses += verdict == "loss"
+    assert wins >= 50 and losses >= 50, (wins, losses)
+
+
+def test_the_reserve_join_is_only_taken_where_its_lemma_holds() -> None:
+    """Cells (Scorpion Head, How They Run), alternate colours (Farmer's Wife) or several decks
+    break the lemma: the rule is on in Three Blind Mice only."""
+    on = {
+        name
+        for name in ALL_VARIANTS
+        if FamilySearch(Game.new(name, deal_from_number(1, name))).reserve_joins
+    }
+    assert on == {"three-blind-mice"}

@@ -36,6 +36,9 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   reserve slots (keys hold them as multisets); a whole column moved into an empty column only
   renames the column, and is tried only while the stock holds cards and one of the two columns
   is reached by the deal.
+- Three Blind Mice: a reserve card whose successor lies at a column's open end is moved onto
+  it as the only move tried (``FamilySearch.reserve_join``, with its lemma: a shortest
+  winning line stays reachable).
 - A position proved lost by ``proof.py`` (a "must leave first" proof that holds in every
   variant: alternate colours, several decks, reserves, cells) is not expanded. In Three Blind
   Mice (one deck, same suit, no cell) ``search.py``'s stronger ``dead_reason_of`` is tried
@@ -109,6 +112,11 @@ class FamilySearch:
         )
         # proof.py's (see ``_worth_proving``): it assumes empty columns take Kings only
         self.prove = not v.empty_accepts_any
+        # a reserve card onto its exposed successor is the only move tried (``reserve_join``)
+        self.reserve_joins = bool(
+            v.reserves and v.decks == 1 and not v.alternate and not v.cells and not v.stock
+        )
+        self.joins_taken = 0
         self.dead_checks = 0
         self.dead_cuts = 0
         # the proof is tried on every ``proof_every``-th position worth proving (see ``_prove``)
@@ -231,10 +239,51 @@ class FamilySearch:
     # -- moves ----------------------------------------------------------------------------
 
     def gen_moves(self) -> list[tuple[int, int, int, int]]:
-        """Every move worth trying (module docstring), best first."""
+        """Every move worth trying (module docstring), best first; a reserve join alone."""
+        if self.reserve_joins:
+            join = self.reserve_join()
+            if join is not None:
+                self.joins_taken += 1
+                return [join]
         scored = self.scored_moves()
         scored.sort(key=lambda s: -s[0])
         return [m for _, m in scored]
+
+    def reserve_join(self) -> tuple[int, int, int, int] | None:
+        """``reserve_joins`` (Three Blind Mice: one deck, same suit, reserves, no cells, no
+        stock): the move of a reserve card x onto its successor x + 1 lying at a column's open
+        end, taken as the only move.
+
+        Lemma. Let Q be such a position and P' be Q after that move. If Q wins in n steps, P'
+        wins in at most n - 1. Proof, simulating Q's winning line step by step from P' while
+        "P* is Q* with x on x + 1 instead of in the reserve" holds. x is not a King (a King
+        has no successor), so in Q* it can only ever leave the reserve onto x + 1; nothing
+        lands on x while it is in the reserve, and nothing but x lands on x + 1 (one deck,
+        same suit; there is no stock to deal onto it and no cell to take it): x + 1 stays at
+        its column's open end in Q* until x comes. Every step of Q* is legal in P*: a group is
+        checked by its leading card only, so x + 1 picked up alone in Q* is picked up with x
+        on it in P* (to the same column); every other card lies on the same card on both
+        sides. The relation ends only when (a) Q* moves x onto x + 1: P* is Q*'s next
+        position, one step saved; (b) a run completes in P* through x + 1 and x but not in
+        Q* (x is an Ace): P*'s next position is Q*'s next followed by the move of x onto x + 1
+        (legal in it: x + 1 is still at its open end), so by induction it wins in fewer steps
+        than Q* has left. Q* cannot win while the relation holds (x is in no run). So taking
+        the move alone (a rule depending on the position only) keeps a shortest winning line
+        reachable, and a "loss" of the complete search stays exact (``search.py``'s
+        ``PlainSearch.forced_join`` argues the same way). With cells the lemma fails (x + 1
+        may need to go into a cell, which it cannot do with x on it), and with alternate
+        colours or several decks x + 1 takes other cards than x.
+        """
+        cols = self.cols
+        for k, x in enumerate(self.reserve):
+            if x < 0:
+                continue
+            for p in self.parents[x]:
+                for b in range(self.ncols):
+                    col = cols[b]
+                    if col and col[-1] == p:
+                        return (RES, k, 0, b)
+        return None
 
     def scored_moves(self) -> list[tuple[int, tuple[int, int, int, int]]]:
         """Every move worth trying (module docstring), each with its priority (higher first)."""
