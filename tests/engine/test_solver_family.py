@@ -134,44 +134,53 @@ def test_three_blind_mice_loss_proof_never_fires_on_a_winning_line() -> None:
     assert checked > 100 and agreed > 10
 
 
-def _complete_search(game: Game, *, joins: bool) -> tuple[str, int]:
-    """(verdict, reserve joins taken) of the complete search alone: no proof of loss, no
-    win-first phase, the reserve joins on or off."""
+def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
+    """(verdict, reserve joins taken, King-run joins taken) of the complete search alone: no
+    proof of loss, no win-first phase, the sure joins on or off."""
     s = FamilySearch(game)
     s.prove = s.must_leave = False
-    s.reserve_joins = joins
+    s.sure_joins = joins
     result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
-    return result.verdict, s.joins_taken
+    return result.verdict, s.reserve_joins_taken, s.run_joins_taken
 
 
-def test_three_blind_mice_reserve_joins_keep_every_verdict() -> None:
-    """A reserve card onto its exposed successor, taken as the only move (``reserve_join``),
-    changes no verdict: on small positions where the rule fires, the complete search with it
-    agrees with the search without it and, where one run is in play, with brute force through
-    the engine; losses and wins alike."""
-    wins = losses = 0
+@pytest.mark.parametrize("chain", [0.0, 0.6])
+def test_three_blind_mice_sure_joins_keep_every_verdict(chain: float) -> None:
+    """A reserve card onto its exposed successor (``reserve_join``) and a card onto its
+    successor at the open end of a King-down run (``king_run_join``), each taken as the only
+    move, change no verdict: on small positions where a rule fires, the complete search with
+    the rules agrees with the search without them and, where one run is in play, with brute
+    force through the engine; losses and wins alike, each rule many times."""
+    wins = losses = by_reserve = by_run = 0
     for seed in range(150):
         for two in (False, True):
-            game = small_position("three-blind-mice", seed, two=two)
-            if all(c < 0 for c in game.reserve):
-                continue
-            verdict, fired = _complete_search(game, joins=True)
-            if not fired:
+            game = small_position("three-blind-mice", seed, two=two, chain=chain)
+            verdict, reserve_joins, run_joins = _complete_search(game, joins=True)
+            if not (reserve_joins or run_joins):
                 continue
             assert verdict == _complete_search(game, joins=False)[0], (seed, two)
             if not two:
                 assert (verdict == "win") == brute_force(game), seed
             wins += verdict == "win"
             losses += verdict == "loss"
-    assert wins >= 50 and losses >= 50, (wins, losses)
+            by_reserve += reserve_joins > 0
+            by_run += run_joins > 0
+    assert wins >= 50 and losses >= 50 and by_reserve >= 100 and by_run >= 100, (
+        wins,
+        losses,
+        by_reserve,
+        by_run,
+    )
 
 
-def test_the_reserve_join_is_only_taken_where_its_lemma_holds() -> None:
-    """Cells (Scorpion Head, How They Run), alternate colours (Farmer's Wife) or several decks
-    break the lemma: the rule is on in Three Blind Mice only."""
+def test_the_sure_joins_are_only_taken_where_their_lemmas_hold() -> None:
+    """Cells (Scorpion Head, How They Run), alternate colours (Scorpion Tail, Farmer's Wife),
+    several decks or a stock break the lemmas: the rules are on in Three Blind Mice only
+    (the plain variants have ``search.py``'s own)."""
+    family = [name for name, v in ALL_VARIANTS.items() if not v.plain]
     on = {
         name
-        for name in ALL_VARIANTS
-        if FamilySearch(Game.new(name, deal_from_number(1, name))).reserve_joins
+        for name in family
+        if FamilySearch(Game.new(name, deal_from_number(1, name))).sure_joins
     }
     assert on == {"three-blind-mice"}

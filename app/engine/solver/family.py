@@ -37,14 +37,14 @@ def solve_family(
     After the proof of loss at the start, ``win_first`` of the budget (seconds and nodes
     alike; none when the budget is unbounded) goes to ``winfirst.py``'s incomplete search,
     which may only find a win; the complete search then has the rest. ``prune=False`` switches
-    the proofs of loss, the reserve joins and the win-first phase off (plain exhaustive
+    the proofs of loss, the sure joins and the win-first phase off (plain exhaustive
     search). ``clock`` counts
     the budget (``search.py``: wall or CPU time)."""
     start = clock()
     s = FamilySearch(game)
     s.must_leave = s.must_leave and prune
     s.prove = s.prove and prune
-    s.reserve_joins = s.reserve_joins and prune
+    s.sure_joins = s.sure_joins and prune
     won = s.done == s.runs_needed
 
     def complete(seconds: float | None, nodes: int | None, *, proved: bool) -> SearchResult:
@@ -79,5 +79,6 @@ def _stats(s: FamilySearch) -> dict[str, int]:
         "seen": len(s.seen),
         "dead_checks": s.dead_checks,
         "dead_cuts": s.dead_cuts,
-        "reserve_joins": s.joins_taken,
+        "reserve_joins": s.reserve_joins_taken,
+        "run_joins": s.run_joins_taken,
     }
