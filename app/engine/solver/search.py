@@ -878,15 +878,17 @@ def solve(
     max_nodes: int | None = None,
     prune: bool = True,
     clock: Clock = WALL_TIME,
+    proved: bool = False,
 ) -> SearchResult:
-    """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does)."""
+    """Search ``pos``. The line of a win is NOT verified here (``app.engine.solver.api`` does).
+    ``proved``: the caller already tried the proof of loss on ``pos``."""
     s = PlainSearch(pos, prune)
     return run_search(
         s,
         max_seconds,
         max_nodes,
         won=s.done == 4,
-        prove=prune,
+        prove=prune and not proved,
         stats=lambda: _stats(s),
         clock=clock,
     )

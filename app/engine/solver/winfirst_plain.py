@@ -157,7 +157,7 @@ def solve_plain(
     return phase_then_complete(
         lambda end, cap: win_first(pos, end, cap, clock),
         lambda seconds, nodes: solve(
-            pos, max_seconds=seconds, max_nodes=nodes, prune=True, clock=clock
+            pos, max_seconds=seconds, max_nodes=nodes, prune=True, clock=clock, proved=True
         ),
         start,
         max_seconds,
