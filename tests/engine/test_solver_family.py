@@ -18,7 +18,7 @@ from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
-from app.engine.solver.family_search import FamilySearch
+from app.engine.solver.family_search import FamilySearch, ProofSchedule
 from app.engine.solver.search import run_search
 from tests.support.brute import brute_force, small_position
 
@@ -184,3 +184,28 @@ def test_the_sure_joins_are_only_taken_where_their_lemmas_hold() -> None:
         if FamilySearch(Game.new(name, deal_from_number(1, name))).sure_joins
     }
     assert on == {"three-blind-mice"}
+
+
+def test_a_proof_that_seldom_fires_is_tried_less_often_until_it_fires_again() -> None:
+    schedule = ProofSchedule()
+
+    def run(tries: int, fires: int) -> int:
+        """Offer positions until ``tries`` proofs were tried (``fires`` of them firing);
+        returns how many positions were offered."""
+        offered = done = 0
+        while done < tries:
+            offered += 1
+            if schedule.due():
+                schedule.record(done < fires)
+                done += 1
+        return offered
+
+    assert run(256, 0) == 256  # at first on every position
+    assert schedule.every == 2  # none of 256 fired: every 2nd from now on
+    assert run(256, 7) == 512 and schedule.every == 4  # 7 of 256 is under 1 in 32
+    run(256, 0)
+    run(256, 0)
+    assert schedule.every == 16
+    run(256, 0)
+    assert schedule.every == 16  # never sparser than every 16th
+    assert run(256, 8) == 16 * 256 and schedule.every == 1  # 8 of 256 fired: every one again

@@ -89,16 +89,17 @@ def test_prune_off_is_plain_exhaustive_search() -> None:
 
 @pytest.mark.parametrize("variant", FAMILY)
 def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
-    # ``FamilySearch._prove`` skips positions where the proof seldom fires: skipping only misses a
-    # proof. Small positions solved with the proof on every position and on every 16th one
-    # (and, to judge both, plain exhaustive search) must agree wherever they decide.
+    # ``FamilySearch._prove`` (its ``ProofSchedule``) skips positions where the proof seldom
+    # fires: skipping only misses a proof. Small positions solved with the proof on every
+    # position and on every 16th one (and, to judge both, plain exhaustive search) must agree
+    # wherever they decide.
     agree = 0
     for seed in range(24):
         game = small_position(variant, 9000 + seed, two=seed % 2 == 1, chain=0.5)
         results = []
         for every in (1, 16):
             s = FamilySearch(game)
-            s.proof_every = every
+            s.proof.every = every
             results.append(
                 run_search(
                     s,

@@ -155,11 +155,9 @@ class FamilySearch:
         self.run_joins_taken = 0
         self.dead_checks = 0
         self.dead_cuts = 0
-        # the proof is tried on every ``proof_every``-th position worth proving (see ``_prove``)
-        self.proof_every = 1
-        self.proof_skip = 0
-        self.window_cuts = 0
-        # Three Blind Mice has two proofs; in the search each is tried on its own schedule
+        # when the proof is tried on a position worth proving (see ``_prove``); Three Blind
+        # Mice has two proofs, each also on its own schedule (see ``dead_reason``)
+        self.proof = ProofSchedule()
         self.plain_proof = ProofSchedule()
         self.family_proof = ProofSchedule()
         self.path: list[Action] = []
@@ -494,26 +492,18 @@ class FamilySearch:
         return False
 
     def _prove(self) -> bool:
-        """Try the proof of loss on the position just reached, if its turn has come: True when
-        it is proved lost. Where the proof seldom fires (fewer than 1 in 32 of the last 256
-        tries) it is tried on every second, fourth, ... up to every 16th position worth
-        proving, and on every one again once it fires often: skipping a check only misses a
-        proof (measured: Triple Scorpion's search spends 84% of its time in the proof on deals
-        where it never fires)."""
-        self.proof_skip += 1
-        if self.proof_skip < self.proof_every:
+        """Try the proof of loss on the position just reached, if its turn has come on
+        ``self.proof`` (a ``ProofSchedule``): True when it is proved lost. Skipping a check
+        only misses a proof (measured: Triple Scorpion's search spent 84% of its time in the
+        proof on deals where it never fires, when it was tried on every position)."""
+        if not self.proof.due():
             return False
-        self.proof_skip = 0
         self.dead_checks += 1
         if not self.dead_checks & 15 and self.clock() >= self.deadline:
             raise OutOfBudget  # a proof costs more than a node: watch the clock
         dead = bool(self.dead_reason(scheduled=True))
         self.dead_cuts += dead
-        self.window_cuts += dead
-        if not self.dead_checks & 255:
-            rare = self.window_cuts * 32 < 256
-            self.proof_every = min(16, 2 * self.proof_every) if rare else 1
-            self.window_cuts = 0
+        self.proof.record(dead)
         return dead
 
     def _worth_proving(self, kind: int, base: int) -> bool:
