@@ -38,8 +38,7 @@ def solve_family(
     alike; none when the budget is unbounded) goes to ``winfirst.py``'s incomplete search,
     which may only find a win; the complete search then has the rest. ``prune=False`` switches
     the proofs of loss, the sure joins and the win-first phase off (plain exhaustive
-    search). ``clock`` counts
-    the budget (``search.py``: wall or CPU time)."""
+    search). ``clock`` counts the budget (``search.py``: wall or CPU time)."""
     start = clock()
     s = FamilySearch(game)
     s.must_leave = s.must_leave and prune
