@@ -53,7 +53,7 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
 
 from __future__ import annotations
 
-from ..cards import KING
+from ..cards import KING, run_of
 from ..game import Action, Game
 from ..variants import Variant
 from .proof import CHILDREN as _CHILDREN
@@ -79,6 +79,7 @@ CELL = 2  # (k, 0, b): cell k onto column b
 TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
 
 _PILE_NAME = {RES: "reserve", CELL: "cell"}
+_RUNS = tuple(run_of(s) for s in range(4))  # each suit's run, King (deepest) down to Ace
 
 
 class ProofSchedule:
@@ -342,15 +343,10 @@ class FamilySearch:
         for t in range(ncols):
             run = cols[t]
             m = len(run)
-            if not m or hidden[t] or run[0] % 13 != KING:
+            # a whole run (m == 13, down to the Ace) has left already; nothing joins an Ace
+            if not 0 < m < 13 or hidden[t] or run != _RUNS[run[0] // 13][:m]:
                 continue
-            p = run[-1]
-            king = run[0]
-            if p % 13 == 0 or p != king - (m - 1):
-                continue
-            if any(run[j] != king - j for j in range(1, m - 1)):
-                continue
-            x = p - 1
+            x = run[-1] - 1
             for a in range(ncols):
                 col = cols[a]
                 if a != t and x in col:
