@@ -73,6 +73,11 @@ def run_of(suit: int) -> list[Card]:
     return [suit * 13 + r for r in range(12, -1, -1)]
 
 
+# Each suit's completed run (``run_of``), indexed by suit. Lists, so that a column's slice
+# compares equal to one; never change them.
+RUNS: tuple[list[Card], ...] = tuple(run_of(s) for s in range(4))
+
+
 def is_red(card: Card) -> bool:
     """Hearts and diamonds are red; spades and clubs black (any physical id)."""
     return card // 13 % 4 in (1, 2)

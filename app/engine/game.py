@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast
 
-from .cards import KING, RANK_NAMES, SUITS, Card, code, is_red, name, run_of
+from .cards import KING, RANK_NAMES, RUNS, SUITS, Card, code, is_red, name
 from .deals import Deal, check_deal
 from .errors import (
     GameFinished,
@@ -51,9 +51,6 @@ PILES = ("column", "reserve", "cell")
 _GONE = -1  # in the stock or in a removed run
 _IN_RESERVE = -2
 _IN_CELL = -3
-
-# Completed runs, indexed by suit: King (deepest) down to Ace.
-_RUNS = tuple(run_of(s) for s in range(4))
 
 
 class Move(NamedTuple):
@@ -605,13 +602,13 @@ class Game:
         mode = self._run_mode
         if mode == 0:
             suit = col[-1] // 13
-            if col[-13:] != _RUNS[suit]:
+            if col[-13:] != RUNS[suit]:
                 return False
         else:
             top = col[-13:]
             if mode == 1:
                 suit = col[-1] // 13 % 4
-                if [card % 52 for card in top] != _RUNS[suit]:
+                if [card % 52 for card in top] != RUNS[suit]:
                     return False
             else:
                 red = is_red(top[0])
@@ -894,7 +891,7 @@ class Game:
             if game._run_mode:
                 game.runs = [tuple(map(int, r)) for r in data["runs"]]
             else:
-                game.runs = [tuple(_RUNS[s]) for s in game.completed]
+                game.runs = [tuple(RUNS[s]) for s in game.completed]
         except SnapshotError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:

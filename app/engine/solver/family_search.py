@@ -53,7 +53,7 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
 
 from __future__ import annotations
 
-from ..cards import KING, run_of
+from ..cards import KING, RUNS
 from ..game import Action, Game
 from ..variants import Variant
 from .proof import CHILDREN as _CHILDREN
@@ -79,7 +79,6 @@ CELL = 2  # (k, 0, b): cell k onto column b
 TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
 
 _PILE_NAME = {RES: "reserve", CELL: "cell"}
-_RUNS = tuple(run_of(s) for s in range(4))  # each suit's run, King (deepest) down to Ace
 
 
 class ProofSchedule:
@@ -344,7 +343,7 @@ class FamilySearch:
             run = cols[t]
             m = len(run)
             # a whole run (m == 13, down to the Ace) has left already; nothing joins an Ace
-            if not 0 < m < 13 or hidden[t] or run != _RUNS[run[0] // 13][:m]:
+            if not 0 < m < 13 or hidden[t] or run != RUNS[run[0] // 13][:m]:
                 continue
             x = run[-1] - 1
             for a in range(ncols):

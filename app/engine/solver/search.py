@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ..cards import KING, Card, run_of
+from ..cards import KING, RUNS, Card
 from ..deals import Deal
 from ..game import SNAPSHOT_VERSION, Action, Game
 from ..variants import ALL_VARIANTS, Variant, get_variant
@@ -59,7 +59,6 @@ Verdict = Literal["win", "loss", "unknown"]
 NUM_COLUMNS = 7
 STOCK_COLUMNS = 3
 
-_RUNS = tuple(run_of(s) for s in range(4))
 _KINGS = (KING, 13 + KING, 26 + KING, 39 + KING)
 
 # Codes of the "lies on" array (one byte per card).
@@ -246,7 +245,7 @@ class PlainSearch:
             0 < n <= len(col)
             and self.hidden[t] == 0
             and col[0] % 13 == KING
-            and col[:n] == _RUNS[col[0] // 13][:n]
+            and col[:n] == RUNS[col[0] // 13][:n]
         )
 
     def joins_instead(self, c: int, i: int) -> bool:
@@ -332,7 +331,7 @@ class PlainSearch:
         if n < 13 or col[-1] % 13 != 0 or n - 13 < self.hidden[c]:
             return -1
         suit = col[-1] // 13
-        run = _RUNS[suit]
+        run = RUNS[suit]
         if col[-13:] != run:
             return -1
         del col[-13:]
@@ -346,10 +345,10 @@ class PlainSearch:
     def _restore_run(self, c: int, suit: int) -> None:
         col = self.cols[c]
         base = len(col)
-        col.extend(_RUNS[suit])
+        col.extend(RUNS[suit])
         under, col_of, idx_of = self.under, self.col_of, self.idx_of
         prev = col[base - 1] if base else _BASE + c
-        for k, card in enumerate(_RUNS[suit], base):
+        for k, card in enumerate(RUNS[suit], base):
             col_of[card] = c
             idx_of[card] = k
             under[card] = prev
@@ -468,7 +467,7 @@ class PlainSearch:
                 self.safe_joins
                 and not hidden[t]
                 and len(dst) == 12 - (p - 1) % 13
-                and dst == _RUNS[p // 13][: len(dst)]
+                and dst == RUNS[p // 13][: len(dst)]
                 and (not self.stock or (a >= STOCK_COLUMNS and t >= STOCK_COLUMNS))
             ):
                 # Column t is its suit's run from the King down to p: joining p - 1 to it
