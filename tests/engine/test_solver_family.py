@@ -138,7 +138,7 @@ def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
     """(verdict, reserve joins taken, King-run joins taken) of the complete search alone: no
     proof of loss, no win-first phase, the sure joins on or off."""
     s = FamilySearch(game)
-    s.prove = s.must_leave = False
+    s.prove = False
     s.sure_joins = joins
     result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
     return result.verdict, s.reserve_joins_taken, s.run_joins_taken

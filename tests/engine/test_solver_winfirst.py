@@ -106,7 +106,7 @@ def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
                     None,
                     40_000,
                     won=s.done == s.runs_needed,
-                    prove=s.prove or s.must_leave,
+                    prove=s.prove,
                     stats=dict,
                 ).verdict
             )
