@@ -122,8 +122,10 @@ def family_dead_reason(
         in_stock[x] = True
 
     # events: L[i] = i, J[i] = n + i, E = 2n, F = 2n + 1, then the P[x, p] and C[x] that need
-    # two clauses
-    e_ev = 2 * n
+    # two clauses. Without cells a non-King's L[i] has the one clause J[i]: there the two are
+    # one event, J[i] = i (E = n, F = n + 1), which saves nearly half of the clauses.
+    j_base = n if cells else 0
+    e_ev = j_base + n
     f_ev = e_ev + 1
     n_ev = f_ev + 1
     owner: list[int] = []  # clause -> the event it constrains
@@ -131,7 +133,8 @@ def family_dead_reason(
     if cells and min(slots[-cells:]) >= 0:
         owner.append(f_ev)
         clauses.append(list(range(n - cells, n)))
-    required: list[int] = []
+    required: list[int] = []  # events required for a win
+    must_join: list[int] = []  # the instances whose J is required
     for i in range(n):
         x = card_of[i]
         tab = i < n_tab
@@ -151,21 +154,25 @@ def family_dead_reason(
             # else R[x] (nothing on x, or a child on the face-up x) is unconstrained
             continue
         under = i - 1 if tab and idx_of[i] > 0 else -1
-        jx = n + i
+        jx = j_base + i
         if not tab:
             required.append(i)
         if not (under >= 0 and card_of[under] in parents[x]):
-            required.append(jx)  # not joined: must join a parent
+            must_join.append(i)  # not joined: must join a parent
         if fd:
             owner.append(jx)
             clauses.append([above])
         # L[x]: J[x], or C[x] (needs F and the cover to leave)
-        owner.append(i)
-        if not (cells and tab):
+        if not cells:
+            pass  # L[x] is J[x] (see above)
+        elif not tab:
+            owner.append(i)
             clauses.append([jx])
         elif above < 0:
+            owner.append(i)
             clauses.append([jx, f_ev])
         else:
+            owner.append(i)
             clauses.append([jx, n_ev])
             owner.append(n_ev)
             clauses.append([above])
@@ -212,10 +219,11 @@ def family_dead_reason(
         clauses.append([first_of[ci] for ci in range(len(cols))])
 
     ok = least_fixpoint(n_ev, owner, clauses)
+    for i in must_join:
+        if not ok[j_base + i]:
+            return f"{code(card_of[i])} can never join a card it fits on"
     for ev in required:
         if not ok[ev]:
-            if ev >= n:
-                return f"{code(card_of[ev - n])} can never join a card it fits on"
             return f"{code(card_of[ev])} can never leave its place"
     return ""
 
@@ -232,8 +240,11 @@ def least_fixpoint(
         need[owner[k]] += 1
         for ev in alts:
             watch[ev].append(k)
-    ok = [need[ev] == 0 and (seeds is None or seeds[ev]) for ev in range(n_ev)]
-    queue = [ev for ev in range(n_ev) if ok[ev]]
+    if seeds is None:
+        ok = [not c for c in need]
+    else:
+        ok = [not c and seed for c, seed in zip(need, seeds, strict=True)]
+    queue = [ev for ev, happened in enumerate(ok) if happened]
     sat = [False] * len(clauses)
     while queue:
         ev = queue.pop()
