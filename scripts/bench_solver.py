@@ -156,6 +156,9 @@ def main() -> int:
             print(f"  retry deal {r.number}: {r.verdict} in {r.ms / 1000:.1f} s")
     label = f"{args.variant} deal numbers {args.start}-{args.start + args.count - 1}"
     out["deals"] = report(label, [(r.verdict, r.ms / 1000) for r in results], retried)
+    undecided = [r.number for r in results if r.verdict == "unknown"]
+    print(f"  undecided deals: {' '.join(map(str, undecided)) or 'none'}")
+    out["undecided"] = undecided
     if retried:
         out["retry"] = {str(k): v for k, v in retried.items()}
 
