@@ -18,6 +18,7 @@ from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
+from app.engine.solver.family import win_first_share
 from app.engine.solver.family_search import FamilySearch, ProofSchedule
 from app.engine.solver.search import run_search
 from tests.support.brute import brute_force, small_position
@@ -132,6 +133,23 @@ def test_three_blind_mice_loss_proof_never_fires_on_a_winning_line() -> None:
             assert FamilySearch(game).dead_reason() == "", (number, action)
             checked += 1
     assert checked > 100 and agreed > 10
+
+
+def test_three_blind_mice_budget_goes_mostly_to_the_complete_search() -> None:
+    """Three Blind Mice's win-first phase gets 5% of a budget (``family.win_first_share``):
+    within 44,000 positions, deal 1571 (lost; its proof takes ~23,400 positions of the
+    complete search, more than half the budget) is proved lost, and deal 4467 (won; the
+    complete search alone had not found it after 140,000 positions) is won by the phase."""
+    assert win_first_share(get_variant("three-blind-mice")) == 0.05
+    assert win_first_share(get_variant("scorpion-tail")) == 0.5
+    lost = solve_deal(
+        "three-blind-mice", deal_from_number(1571, "three-blind-mice"), None, max_nodes=44_000
+    )
+    assert lost.verdict == "loss"
+    won = solve_deal(
+        "three-blind-mice", deal_from_number(4467, "three-blind-mice"), None, max_nodes=44_000
+    )
+    assert won.verdict == "win" and won.line is not None  # solve_deal replayed the line
 
 
 def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
