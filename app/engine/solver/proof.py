@@ -97,25 +97,37 @@ def family_dead_reason(
     cells (any exposed card may go to an empty one).
     """
     # -- the instances: tableau cards first, then the reserve and cell cards ------------------
-    card_of: list[int] = []
+    card_of: list[int] = [x for col in cols for x in col]
     col_of: list[int] = []
-    idx_of: list[int] = []
-    where: list[list[int]] = [[] for _ in range(52)]
+    above_of: list[int] = []  # the instance lying on each one (-1: none)
+    under_of: list[int] = []  # the instance each one lies on (-1: the column's bottom or none)
+    down_of: list[bool] = []  # face down?
     first_of: list[int] = []  # first instance id of each column
+    start = 0
     for ci, col in enumerate(cols):
-        first_of.append(len(card_of))
-        for k, x in enumerate(col):
-            where[x].append(len(card_of))
-            card_of.append(x)
-            col_of.append(ci)
-            idx_of.append(k)
-    n_tab = len(card_of)
+        m = len(col)
+        first_of.append(start)
+        if m:
+            col_of += [ci] * m
+            above_of += range(start + 1, start + m)
+            above_of.append(-1)
+            under_of.append(-1)
+            under_of += range(start, start + m - 1)
+            h = hidden[ci]
+            down_of += [True] * h
+            down_of += [False] * (m - h)
+        start += m
+    n_tab = start
     for x in slots:
         if x >= 0:
-            where[x].append(len(card_of))
             card_of.append(x)
             col_of.append(-1)
-            idx_of.append(-1)
+            above_of.append(-1)
+            under_of.append(-1)
+            down_of.append(False)
+    where: list[list[int]] = [[] for _ in range(52)]
+    for i, x in enumerate(card_of):
+        where[x].append(i)
     n = len(card_of)
     in_stock = [False] * 52
     for x in stock:
@@ -138,8 +150,8 @@ def family_dead_reason(
     for i in range(n):
         x = card_of[i]
         tab = i < n_tab
-        above = i + 1 if tab and i + 1 < n_tab and col_of[i + 1] == col_of[i] else -1
-        fd = tab and idx_of[i] < hidden[col_of[i]]
+        above = above_of[i]
+        fd = down_of[i]
         if fd:
             required.append(above)  # a face-down card always has a card on it
         if x % 13 == KING:
@@ -153,7 +165,7 @@ def family_dead_reason(
                 clauses.append([above] if fd else [above, e_ev])
             # else R[x] (nothing on x, or a child on the face-up x) is unconstrained
             continue
-        under = i - 1 if tab and idx_of[i] > 0 else -1
+        under = under_of[i]
         jx = j_base + i
         if not tab:
             required.append(i)
@@ -192,7 +204,7 @@ def family_dead_reason(
                 if j >= n_tab:
                     alts.append(j)  # a reserve or cell card must leave it first
                     continue
-                oj = j + 1 if j + 1 < n_tab and col_of[j + 1] == col_of[j] else -1
+                oj = above_of[j]
                 if tab and col_of[j] == col_of[i] and j > i:
                     if oj < 0:
                         alts.extend(range(i + 1, j + 1))
