@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.support.browser import (
     SIZES,
@@ -460,3 +460,31 @@ def test_axe_finds_nothing_serious(device: Device, server: LiveServer) -> None:
         page.goto(server.url + path)
         problems |= {f"{path}: {x}" for x in _axe(page)}
     assert not problems, sorted(problems)
+
+
+def test_pause_holds_when_the_server_is_slow(page: Page, server: LiveServer) -> None:
+    """Pausing a replay sticks even when the pause request is slow to come back (a busy
+    server): a step that falls due meanwhile is dropped, not sent after the pause, which would
+    set the replay playing again."""
+    gid = api_game(page, server, WIN_DEAL, WIN_LINE)
+    page.goto(f"{server.url}/games/{gid}/replay")
+    page.click("#play")
+    expect(page.locator("#step")).to_have_text(re.compile(r"^[1-9] / 17$"))
+    held: list[Route] = []
+    pause = re.compile(r"/replay\?step=\d+$")  # no "play=1"
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route(pause, hold)
+    page.click("#pause")
+    page.wait_for_timeout(1_500)  # the next step falls due while the pause is held
+    assert held, "the pause request was not sent"
+    for route in held:
+        route.continue_()
+    page.unroute(pause)
+    expect(page.locator("#play")).to_be_visible()
+    step = page.locator("#step").inner_text()
+    page.wait_for_timeout(1_500)  # more than two steps' time
+    expect(page.locator("#play")).to_be_visible()
+    assert page.locator("#step").inner_text() == step
