@@ -23,10 +23,10 @@ run: $(PY)
 # the pip packages), lint, then the whole suite: everything but the browser tests, then the
 # browser tests in their own pytest call (sync Playwright must not share a process with the
 # async tests). Any non-zero pytest exit fails the target, 5 ("no tests collected") included.
-# The first call spreads its tests over TEST_WORKERS processes (pytest-xdist; each makes its own
-# databases and servers on free ports): 13-15 min on one process here, about 6 on two. The
-# browser tests stay on one: they wait on animations and live streams, and two browsers with
-# two servers on two cores made two of them miss their timeouts.
+# The first call spreads its tests over TEST_WORKERS processes (pytest-xdist; each process makes
+# its own databases and servers on free ports): here about 6 min instead of 13-15. The browser
+# tests stay on one process (6.5 min): on two, the live daily page's test sometimes saw its
+# page open no event stream (seen on one process too, beside three CPU-bound processes).
 TEST_WORKERS ?= 2
 test: $(PY)
 	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh test
