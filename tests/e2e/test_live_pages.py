@@ -257,3 +257,37 @@ def test_a_daily_page_reconnects_and_catches_up(
         for p in (ann, bob):
             p.ctx.close()
     problems.check()
+
+
+def test_a_live_panel_connects_even_when_its_extension_loads_late(
+    browser: Browser, server: LiveServer
+) -> None:
+    """The race panel's event stream opens even when the SSE extension's script arrives well
+    after the page (a slow connection): htmx must not start before the extension is there,
+    or the panel stays as it was rendered."""
+    problems = Problems()
+    ann, bob = open_players(browser, problems, 2)
+    try:
+        for p in (ann, bob):
+            set_name(p, server)
+            p.page.goto(server.url + "/daily/scorpion")
+            p.page.click("#daily-play")
+            p.playing()
+        held: list[Route] = []
+
+        def hold(route: Route) -> None:
+            held.append(route)
+
+        ann.page.route(re.compile(r"htmx-ext-sse"), hold)
+        ann.page.goto(server.url + "/daily/scorpion", wait_until="commit")
+        wait_for(ann.page, lambda: bool(held))
+        ann.page.wait_for_timeout(1_000)  # the page is parsed; the extension is not there yet
+        for route in held:
+            route.continue_()
+        ann.page.wait_for_load_state("load")
+        bob.act_hinted(server, 1)
+        expect(race_row(ann.page, "Bob")).to_have_attribute("data-moves", "1")
+    finally:
+        for p in (ann, bob):
+            p.ctx.close()
+    problems.check()
