@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
@@ -83,6 +84,25 @@ def set_name(p: Player, server: LiveServer) -> None:
     p.page.fill("#display_name", p.name)
     p.page.locator("#profile-form button[type=submit]").click()
     expect(p.page.locator("#done")).to_contain_text("name")
+
+
+@contextmanager
+def daily_players(browser: Browser, server: LiveServer) -> Iterator[tuple[Player, Player]]:
+    """Ann and Bob, named, each on their game of today's daily deal; their pages are checked
+    for console errors and failed requests at the end."""
+    problems = Problems()
+    ann, bob = open_players(browser, problems, 2)
+    try:
+        for p in (ann, bob):
+            set_name(p, server)
+            p.page.goto(server.url + "/daily/scorpion")
+            p.page.click("#daily-play")
+            p.playing()
+        yield ann, bob
+    finally:
+        for p in (ann, bob):
+            p.ctx.close()
+    problems.check()
 
 
 @pytest.fixture()
@@ -204,15 +224,7 @@ def test_a_daily_page_reconnects_and_catches_up(
     browser: Browser, short_streams: LiveServer
 ) -> None:
     server = short_streams
-    problems = Problems()
-    ann, bob = open_players(browser, problems, 2)
-    try:
-        for p in (ann, bob):
-            set_name(p, server)
-            p.page.goto(server.url + "/daily/scorpion")
-            p.page.click("#daily-play")
-            p.playing()
-
+    with daily_players(browser, server) as (ann, bob):
         # Ann watches the daily page. Once it has shown a live update, its new streams are
         # held back until the test lets them through (the page is away meanwhile). Holding
         # starts on a flag, not on counting requests: a stream the game page was reconnecting
@@ -253,10 +265,6 @@ def test_a_daily_page_reconnects_and_catches_up(
         expect(ann.page.locator("#race-live .race-row")).to_have_count(2)
         still_here(ann.page)
         shot(ann.page, "daily-caught-up-1280x800")
-    finally:
-        for p in (ann, bob):
-            p.ctx.close()
-    problems.check()
 
 
 def test_a_live_panel_connects_even_when_its_extension_loads_late(
@@ -265,14 +273,7 @@ def test_a_live_panel_connects_even_when_its_extension_loads_late(
     """The race panel's event stream opens even when the SSE extension's script arrives well
     after the page (a slow connection): htmx must not start before the extension is there,
     or the panel stays as it was rendered."""
-    problems = Problems()
-    ann, bob = open_players(browser, problems, 2)
-    try:
-        for p in (ann, bob):
-            set_name(p, server)
-            p.page.goto(server.url + "/daily/scorpion")
-            p.page.click("#daily-play")
-            p.playing()
+    with daily_players(browser, server) as (ann, bob):
         held: list[Route] = []
 
         def hold(route: Route) -> None:
@@ -287,7 +288,3 @@ def test_a_live_panel_connects_even_when_its_extension_loads_late(
         ann.page.wait_for_load_state("load")
         bob.act_hinted(server, 1)
         expect(race_row(ann.page, "Bob")).to_have_attribute("data-moves", "1")
-    finally:
-        for p in (ann, bob):
-            p.ctx.close()
-    problems.check()
