@@ -87,34 +87,36 @@ def set_name(p: Player, server: LiveServer) -> None:
 
 
 @contextmanager
-def daily_players(browser: Browser, server: LiveServer) -> Iterator[tuple[Player, Player]]:
-    """Ann and Bob, named, each on their game of today's daily deal; their pages are checked
-    for console errors and failed requests at the end."""
+def named_players(browser: Browser, server: LiveServer, n: int) -> Iterator[list[Player]]:
+    """The first ``n`` of ``NAMES``, each in a browser context of their own with that display
+    name; their pages are checked for console errors and failed requests at the end."""
     problems = Problems()
-    ann, bob = open_players(browser, problems, 2)
+    players = open_players(browser, problems, n)
     try:
-        for p in (ann, bob):
+        for p in players:
             set_name(p, server)
-            p.page.goto(server.url + "/daily/scorpion")
-            p.page.click("#daily-play")
-            p.playing()
-        yield ann, bob
+        yield players
     finally:
-        for p in (ann, bob):
+        for p in players:
             p.ctx.close()
     problems.check()
 
 
+@contextmanager
+def daily_players(browser: Browser, server: LiveServer) -> Iterator[tuple[Player, Player]]:
+    """Ann and Bob (``named_players``), each on their game of today's daily deal."""
+    with named_players(browser, server, 2) as (ann, bob):
+        for p in (ann, bob):
+            p.page.goto(server.url + "/daily/scorpion")
+            p.page.click("#daily-play")
+            p.playing()
+        yield ann, bob
+
+
 @pytest.fixture()
 def three(browser: Browser, server: LiveServer) -> Iterator[list[Player]]:
-    problems = Problems()
-    players = open_players(browser, problems, 3)
-    for p in players:
-        set_name(p, server)
-    yield players
-    for p in players:
-        p.ctx.close()
-    problems.check()
+    with named_players(browser, server, 3) as players:
+        yield players
 
 
 def stay(page: Page) -> None:
