@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
-from .family import solve_family, win_first_share
+from .family import solve_family
 from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable
 from .winfirst_plain import WIN_FIRST_SHARE as PLAIN_WIN_FIRST_SHARE
 from .winfirst_plain import solve_plain
@@ -92,7 +92,7 @@ def solve_game(
         max_nodes=max_nodes,
         prune=prune,
         clock=clock,
-        win_first=win_first_share(game.variant) if win_first else 0.0,
+        win_first=None if win_first else 0.0,  # None: the variant's own share
     )
 
 

@@ -41,17 +41,20 @@ def solve_family(
     max_seconds: float | None = 10.0,
     max_nodes: int | None = None,
     prune: bool = True,
-    win_first: float = WIN_FIRST_SHARE,
+    win_first: float | None = None,
     clock: Clock = WALL_TIME,
 ) -> SearchResult:
     """Search ``game``'s position (any variant). A win's line is NOT verified here.
 
     After the proof of loss at the start, ``win_first`` of the budget (seconds and nodes
-    alike; none when the budget is unbounded) goes to ``winfirst.py``'s incomplete search,
-    which may only find a win; the complete search then has the rest. ``prune=False`` switches
+    alike; none when the budget is unbounded; ``None``: the variant's ``win_first_share``)
+    goes to ``winfirst.py``'s incomplete search, which may only find a win; the complete
+    search then has the rest. ``prune=False`` switches
     the proofs of loss, the sure joins and the win-first phase off (plain exhaustive
     search). ``clock`` counts the budget (``search.py``: wall or CPU time)."""
     start = clock()
+    if win_first is None:
+        win_first = win_first_share(game.variant)
     s = FamilySearch(game)
     s.prove = s.prove and prune
     s.sure_joins = s.sure_joins and prune
