@@ -22,6 +22,7 @@ from fastapi import FastAPI
 
 from app import observability
 from app.config import Settings, get_settings
+from app.db.session import close_loop_connections
 from app.services.analysis import shutdown_pool
 from app.services.race_hub import hub
 from app.web import (
@@ -43,12 +44,14 @@ STATIC_DIR = ROOT / "static"
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Close the race hub (ending its event streams) and the solver pool at shutdown."""
+    """Close the race hub (ending its event streams), the solver pool and the event loop's
+    database connection (``app.web.inline``) at shutdown."""
     try:
         yield
     finally:
         await hub.close()
         await asyncio.to_thread(shutdown_pool)
+        close_loop_connections()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

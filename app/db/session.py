@@ -8,19 +8,29 @@ services lock the player and game rows with ``SELECT ... FOR UPDATE``; a pooled 
 server has closed is replaced at checkout without a round trip (``server_hung_up``).
 
 A service that writes calls ``begin_write(db)`` before its first statement.
+
+``loop_connection()`` (SQLite only): the connection of player actions run on the event loop
+itself (``app.web.inline``), one per event-loop thread, kept open. It never waits and never
+touches the disk's fsync: a write lock another connection holds is ``WriteLockBusy`` at
+``BEGIN`` (``busy_timeout=0``; nothing was done, the action goes to a worker thread and waits
+there), and a commit never checkpoints the WAL (``wal_autocheckpoint=0``: ``checkpoint_wal()``
+runs in a worker thread instead).
 """
 
 from __future__ import annotations
 
 import select
+import sqlite3
+import threading
 from collections.abc import MutableMapping
 from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from app.config import get_settings
 from app.db import fast
@@ -28,15 +38,24 @@ from app.db import fast
 WRITE_OPTION = "scorpion_write"
 
 
-def make_engine(url: str, *, busy_timeout_ms: int = 10_000, **kwargs: Any) -> Engine:
-    """An engine for ``url`` with this project's connection set-up."""
+class WriteLockBusy(Exception):
+    """A write transaction of ``loop_engine()`` found SQLite's write lock taken: nothing was
+    done (not even ``BEGIN``)."""
+
+
+def make_engine(
+    url: str, *, busy_timeout_ms: int = 10_000, nowait: bool = False, **kwargs: Any
+) -> Engine:
+    """An engine for ``url`` with this project's connection set-up; ``nowait`` (SQLite): the
+    event loop's engine (``loop_engine``)."""
     if url.startswith("sqlite"):
+        timeout_ms = 0 if nowait else busy_timeout_ms
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+            connect_args={"check_same_thread": False, "timeout": timeout_ms / 1000},
             **kwargs,
         )
-        _configure_sqlite(engine, busy_timeout_ms)
+        _configure_sqlite(engine, timeout_ms, nowait=nowait)
         return engine
     engine = create_engine(url, **kwargs)
     if not kwargs.get("pool_pre_ping"):
@@ -79,7 +98,15 @@ def _drop_hung_up_connection(
         raise DisconnectionError("the database server closed this pooled connection")
 
 
-def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+def is_busy(error: BaseException) -> bool:
+    """Whether ``error`` (a driver error, or SQLAlchemy's wrapping one) is SQLite's "database
+    is locked" (``SQLITE_BUSY`` and its extended codes)."""
+    orig = getattr(error, "orig", error)
+    code = getattr(orig, "sqlite_errorcode", None)
+    return isinstance(orig, sqlite3.OperationalError) and code is not None and code & 0xFF == 5
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int, *, nowait: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         # Take transaction control away from pysqlite (Python 3.11): we emit BEGIN ourselves.
@@ -90,14 +117,23 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
+            if nowait:
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         # On the driver's connection (app/db/fast.py): every request begins a transaction.
-        fast.execute(
-            conn, "BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN"
-        )
+        write = conn.get_execution_options().get(WRITE_OPTION)
+        if nowait and write:
+            try:
+                conn.connection.driver_connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as error:
+                if is_busy(error):
+                    raise WriteLockBusy() from error
+                raise fast.wrapped(conn, error, "BEGIN IMMEDIATE", {}) from error
+            return
+        fast.execute(conn, "BEGIN IMMEDIATE" if write else "BEGIN")
 
 
 def begin_write(db: Session) -> None:
@@ -119,6 +155,9 @@ def write_engine(engine: Engine) -> Engine:
 
 _engine: Engine | None = None
 _sessionmaker: sessionmaker[Session] | None = None
+_loop_engine: Engine | None = None
+_loop_connections: dict[int, Connection] = {}  # by thread
+_loop_lock = threading.Lock()
 
 
 def get_engine() -> Engine:
@@ -138,9 +177,62 @@ def get_sessionmaker() -> sessionmaker[Session]:
     return _sessionmaker
 
 
+def loop_engine() -> Engine | None:
+    """The engine of ``loop_connection()`` (its connections begin write transactions), or
+    None: PostgreSQL's statements are network round trips, which the loop must not wait for."""
+    global _loop_engine
+    with _loop_lock:
+        if _loop_engine is None:
+            url = get_engine().url
+            if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+                return None
+            # One connection per event loop, open for the process's life: no pool.
+            engine = make_engine(
+                url.render_as_string(hide_password=False), nowait=True, poolclass=NullPool
+            )
+            _loop_engine = write_engine(engine)
+        return _loop_engine
+
+
+def loop_connection() -> Connection | None:
+    """This thread's connection for actions on the event loop (see the module notes), or
+    None (``loop_engine``)."""
+    conn = _loop_connections.get(threading.get_ident())
+    if conn is not None:
+        return conn
+    engine = loop_engine()
+    if engine is None:
+        return None
+    conn = engine.connect()
+    with _loop_lock:
+        _loop_connections[threading.get_ident()] = conn
+    return conn
+
+
+def close_loop_connections() -> None:
+    """Close the event loops' connections (at shutdown, and when tests switch databases)."""
+    global _loop_engine
+    with _loop_lock:
+        for conn in _loop_connections.values():
+            conn.close()
+        _loop_connections.clear()
+        if _loop_engine is not None:
+            _loop_engine.dispose()
+        _loop_engine = None
+
+
+def checkpoint_wal() -> None:
+    """Copy the WAL's committed pages into the database file, without waiting for readers or
+    writers (``PASSIVE``; the process engine's connections checkpoint on commit too). For a
+    worker thread: it waits for the disk."""
+    with get_engine().connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+
+
 def reset_engine() -> None:
-    """Dispose of the process engine (tests switch databases with it)."""
+    """Dispose of the process engines (tests switch databases with it)."""
     global _engine, _sessionmaker
+    close_loop_connections()
     if _engine is not None:
         _engine.dispose()
     _engine = None

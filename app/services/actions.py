@@ -103,7 +103,7 @@ def _check_action(action: Any) -> Action:
 
 @observability.count_action()
 def act(
-    db: Session,
+    db: Session | Connection,
     player_id: str,
     game_id: str,
     action: Action,
@@ -113,12 +113,13 @@ def act(
 ) -> GameState:
     """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
 
-    One transaction on ``db``'s engine, the rate-limit count included (``counted_connection``;
-    ``db``'s own transaction, if any, is ended first). Order of checks: the action must be
-    one (``InvalidRequest``), the game must be this player's (``NotFound``), then
-    ``expected_version`` must be current (``VersionConflict``), then the rules
-    (``ActionRefused``). On any error nothing but the count changes. A move costs the same at
-    step 300 as at step 10. ``with_change``: the returned state carries the view before the
+    One transaction on ``db``'s engine (or on ``db`` itself, a connection: the event loop's,
+    ``app.db.session.loop_connection``), the rate-limit count included
+    (``counted_connection``; ``db``'s own transaction, if any, is ended first). Order of
+    checks: the action must be one (``InvalidRequest``), the game must be this player's
+    (``NotFound``), then ``expected_version`` must be current (``VersionConflict``), then the
+    rules (``ActionRefused``). On any error nothing but the count changes. A move costs the
+    same at step 300 as at step 10. ``with_change``: the returned state carries the view before the
     action (``previous``), and a refusal the game as it stands (``current``).
     """
     with counted_connection(db, player_id) as (conn, known):

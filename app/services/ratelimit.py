@@ -155,11 +155,19 @@ def counted_tx(db: Session, player_id: str, scope: Scope) -> Iterator[bool]:
 
 
 @contextmanager
-def counted_connection(db: Session, player_id: str) -> Iterator[tuple[Connection, bool]]:
+def counted_connection(
+    db: Session | Connection, player_id: str
+) -> Iterator[tuple[Connection, bool]]:
     """``counted_tx`` of an action (scope ``actions``) on a Core connection of ``db``'s engine
-    instead of the session (the action's hot path, ``app.services.actions``: no ORM unit of
-    work to set up and end). The session's own transaction, if any, is ended first. Yields
-    the connection and whether the player has a row; committed, or rolled back, the same."""
+    (or on ``db`` itself, a connection that begins write transactions) instead of the session
+    (the action's hot path, ``app.services.actions``: no ORM unit of work to set up and end).
+    The session's own transaction, if any, is ended first. Yields the connection and whether
+    the player has a row; committed, or rolled back, the same."""
+    if isinstance(db, Connection):
+        db.begin()
+        with _counted(db, player_id, "actions") as known:
+            yield db, known
+        return
     if db.in_transaction():
         db.rollback()
     with write_engine(engine_of(db)).connect() as conn:

@@ -11,9 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Request, Response
 
 from app import services
-from app.engine import (
-    variant_metadata,
-)
+from app.engine import Action, variant_metadata
 from app.web.api_models import (
     ErrorOut,
     GameOut,
@@ -31,6 +29,8 @@ from app.web.api_models import (
     stats_out,
 )
 from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
+from app.web.inline import run_action
+from app.web.lean import LeanRoute
 
 # -- routes ------------------------------------------------------------------------------------
 
@@ -45,7 +45,7 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
 
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(prefix="/api", tags=["api"], route_class=LeanRoute)
 
 OptionalVersion = Annotated[VersionIn | None, Body()]
 GameId = Annotated[str, Path(alias="id", description="The game's opaque id.")]
@@ -99,8 +99,8 @@ def get_game(game_id: GameId, caller: CallerDep) -> Response:
     responses=error_responses(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column, or a reserve or cell card",
 )
-def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
-    action = (
+async def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
+    action: Action = (
         "move",
         body.from_column,
         body.from_index,
@@ -108,7 +108,10 @@ def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
         body.from_pile,
         body.to_pile,
     )
-    return game_json(services.act(caller.db, caller.player_id, game_id, action, body.version))
+    state = await run_action(
+        caller, lambda db: services.act(db, caller.player_id, game_id, action, body.version)
+    )
+    return game_json(state)
 
 
 STEP: dict[str, Any] = {"response_model": GameOut, "responses": error_responses(403, 404, 409, 422)}
@@ -122,7 +125,7 @@ STEP_SUMMARIES = {
 @router.post("/games/{id}/deal", name="post_deal", summary=STEP_SUMMARIES["deal"], **STEP)
 @router.post("/games/{id}/undo", name="post_undo", summary=STEP_SUMMARIES["undo"], **STEP)
 @router.post("/games/{id}/redo", name="post_redo", summary=STEP_SUMMARIES["redo"], **STEP)
-def post_step(
+async def post_step(
     request: Request,
     game_id: GameId,
     caller: CallerDep,
@@ -131,7 +134,10 @@ def post_step(
     # The deal, undo or redo: the last part of the path names it.
     kind = request.url.path.rsplit("/", 1)[-1]
     version = body.version if body else None
-    return game_json(services.act(caller.db, caller.player_id, game_id, (kind,), version))
+    state = await run_action(
+        caller, lambda db: services.act(db, caller.player_id, game_id, (kind,), version)
+    )
+    return game_json(state)
 
 
 DELETE: dict[str, Any] = {

@@ -24,9 +24,9 @@ in this order:
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -123,7 +123,7 @@ class FrontMiddleware:
             elif name == b"x-forwarded-for":
                 forwarded.append(value.decode("latin-1"))
         incoming = found.get(b"x-request-id", b"").decode("latin-1")
-        request_id = incoming if _REQUEST_ID_RE.fullmatch(incoming) else uuid.uuid4().hex
+        request_id = incoming if _REQUEST_ID_RE.fullmatch(incoming) else os.urandom(16).hex()
         token = obs.REQUEST_ID.set(request_id)
         started = time.perf_counter()
         method: str = scope["method"]

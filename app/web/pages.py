@@ -12,14 +12,15 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app import services
 from app.db.session import SessionDep
@@ -35,8 +36,10 @@ from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
+from app.web.inline import DbAction, run_action
 from app.web.rendering import (
     Page,
+    PageRequest,
     base_context,
     base_url,
     board_context,
@@ -177,33 +180,36 @@ def play(
     return render(request, "play.html", ctx)
 
 
-def _after_action(
-    request: Request,
-    db: Session,
-    player: str,
-    csrf_token: str,
+async def _after_action(
+    page: PageRequest,
     game_id: str,
     action: str,
-    run: Callable[[], GameState],
+    run: DbAction[GameState],
     move: Move | None = None,
 ) -> Response:
-    """Run a game action (``run()``: ``act`` ``with_change``, one transaction) and answer it:
-    the changed blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
+    """Run a game action (``run(db)``: ``act`` ``with_change``, one transaction, through
+    ``run_action``: on the event loop when it need not wait) and answer it: the changed
+    blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
     (``exc.current``), so no path reads the game again (but a form too broken to reach the
-    service, without htmx)."""
+    service, without htmx: that read runs in a worker thread)."""
+    request, player, csrf_token = page.request, page.player, page.csrf_token
     htmx = is_htmx(request)
+
+    async def current(exc: ServiceError) -> GameState:
+        if exc.current is not None:
+            return exc.current
+        return await run_in_threadpool(services.get_game, page.db, player, game_id)
+
     try:
-        state = run()
+        state = await run_action(page, run)
     except NotFound:
         return not_found(request, csrf_token)
     except VersionConflict as exc:
-        current = exc.current or services.get_game(db, player, game_id)
-        return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
+        return conflict_page(request, csrf_token, await current(exc), exc.message, htmx=htmx)
     except ServiceError as exc:
         if htmx:
             return refusal_message(request, csrf_token, exc.message)
-        current = exc.current or services.get_game(db, player, game_id)
-        ctx = board_context(request, csrf_token, current, error=exc.message)
+        ctx = board_context(request, csrf_token, await current(exc), error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
     if not htmx or state.previous is None:
         return see_other(f"/games/{state.id}")
@@ -244,12 +250,12 @@ class VersionForm(BaseModel):
 
 
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)
-def move(
+async def move(
     page: Page, game_id: str, form: Annotated[MoveForm, Depends(form_of(MoveForm))]
 ) -> Response:
     """A move: ``from_column``/``from_index`` (with ``from_pile`` "reserve" or "cell": that
     pile's number, index 0) to the column ``to_column`` or the free cell ``to_cell``."""
-    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    player = page.player
     from_pile, to_cell, version = form.from_pile, form.to_cell, form.version
     a, i = int_or_none(form.from_column), int_or_none(form.from_index)
     b = int_or_none(form.to_column)
@@ -267,18 +273,15 @@ def move(
             else "Choose the column the card goes to."
         )
 
-        def refuse() -> GameState:
+        def refuse(db: Session | Connection) -> GameState:
             raise services.InvalidRequest(message)
 
-        return _after_action(request, db, player, csrf_token, game_id, "move", refuse)
-    return _after_action(
-        request,
-        db,
-        player,
-        csrf_token,
+        return await _after_action(page, game_id, "move", refuse)
+    return await _after_action(
+        page,
         game_id,
         "move",
-        lambda: services.act(
+        lambda db: services.act(
             db, player, game_id, ("move", a, i, b, fp, tp), expected, with_change=True
         ),
         pile_move(fp, a, i, tp, b),
@@ -288,18 +291,18 @@ def move(
 @router.post("/games/{game_id}/deal", response_class=HTMLResponse)
 @router.post("/games/{game_id}/undo", response_class=HTMLResponse)
 @router.post("/games/{game_id}/redo", response_class=HTMLResponse)
-def step_action(
+async def step_action(
     page: Page, game_id: str, form: Annotated[VersionForm, Depends(form_of(VersionForm))]
 ) -> Response:
     """The deal, undo or redo (the last part of the path names it)."""
-    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
-    kind = request.url.path.rsplit("/", 1)[-1]
+    player = page.player
+    kind = page.request.url.path.rsplit("/", 1)[-1]
     expected = int_or_none(form.version)
 
-    def step() -> GameState:
+    def step(db: Session | Connection) -> GameState:
         return services.act(db, player, game_id, (kind,), expected, with_change=True)
 
-    return _after_action(request, db, player, csrf_token, game_id, kind, step)
+    return await _after_action(page, game_id, kind, step)
 
 
 @router.get("/games/{game_id}/move")

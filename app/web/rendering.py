@@ -11,7 +11,6 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -131,26 +130,30 @@ templates.env.globals["sprite"] = Markup(
 # -- requests and responses ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class PageRequest:
-    """What every page route needs: the request, its session, the player and the CSRF token."""
+    """What every page route needs: the request, its session (made on first use: an action
+    run on the event loop, ``app.web.inline``, needs none), the player and the CSRF token."""
 
-    request: Request
-    db: Session
-    player: str
-    csrf_token: str
+    __slots__ = ("_db", "csrf_token", "player", "request")
+
+    def __init__(self, request: Request, player: str, csrf_token: str) -> None:
+        self.request = request
+        self.player = player
+        self.csrf_token = csrf_token
+        self._db: Session | None = None
+
+    @property
+    def db(self) -> Session:
+        if self._db is None:
+            self._db = request_session(self.request.scope)
+        return self._db
 
 
 async def _page_request(request: Request) -> PageRequest:
-    """Async: no thread-pool hop for a dependency that does no I/O. The session, the player
-    and the token are made or read here, not by dependencies of their own: FastAPI spends
-    10 to 20 us solving each one on every request."""
-    return PageRequest(
-        request,
-        request_session(request.scope),
-        await get_player_id(request),
-        await get_csrf_token(request),
-    )
+    """Async: no thread-pool hop for a dependency that does no I/O. The player and the token
+    are read here, not by dependencies of their own: FastAPI spends 10 to 20 us solving each
+    one on every request."""
+    return PageRequest(request, await get_player_id(request), await get_csrf_token(request))
 
 
 Page = Annotated[PageRequest, Depends(_page_request)]

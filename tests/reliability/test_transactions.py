@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine, event, text
 
 from app.config import Settings, get_settings
+from app.db.session import loop_engine
 from app.services import ratelimit
 from tests.support.api_client import Player, mirror
 
@@ -48,7 +49,8 @@ def _limits(**limits: int) -> Settings:
 
 @pytest.fixture()
 def counted(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Transactions]:
-    """Transactions on the app's engine, with the rate limits on."""
+    """Transactions on the app's engines (on SQLite, actions run on the event loop's engine,
+    ``app.web.inline``), with the rate limits on."""
     limits = _limits(rate_limit_actions=1000, rate_limit_games=1000)
     monkeypatch.setattr(ratelimit, "get_settings", lambda: limits)
     seen = Transactions()
@@ -62,13 +64,16 @@ def counted(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Transac
 
     listeners = [("begin", on("begun")), ("commit", on("committed"))]
     listeners.append(("rollback", on("rolled_back")))
-    for name, fn in listeners:
-        event.listen(engine, name, fn)
+    engines = [e for e in (engine, loop_engine()) if e is not None]
+    for e in engines:
+        for name, fn in listeners:
+            event.listen(e, name, fn)
     try:
         yield seen
     finally:
-        for name, fn in listeners:
-            event.remove(engine, name, fn)
+        for e in engines:
+            for name, fn in listeners:
+                event.remove(e, name, fn)
 
 
 def _actions_counted(engine: Engine, player: str, scope: str = "actions") -> int:

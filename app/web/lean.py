@@ -1,0 +1,167 @@
+"""``LeanRoute``: FastAPI's request handling, minus its generic machinery, for the JSON API's
+simplest routes (issue 12, "the stack's floor": a player's action is the site's hot path).
+
+FastAPI solves every request's parameters generically: it builds a dependency graph walk, an
+``EndpointContext``, a body parser that sniffs the content type with ``email.message``, and
+error lists, about 0.1 ms a request here (a third of what a move costs above the bare
+baseline). A ``LeanRoute`` whose endpoint has the plainest shape gets, for a well-formed
+request, the same values by the shortest path:
+
+- path parameters declared as plain ``str`` (taken as they are, as FastAPI does);
+- dependencies that are ``async`` functions of the request alone (``app.web.deps``);
+- at most one JSON body parameter (a model, or ``Model | None = None``), validated by the
+  route's own field (``ModelField.validate``, exactly FastAPI's validation);
+- the ``Request`` itself;
+- an endpoint that returns a ``Response`` (a sync one runs in the thread pool, as FastAPI
+  runs it; FastAPI does nothing more with a returned ``Response``).
+
+Anything else about a request (no or another content type, a body that is not JSON, a body
+the model refuses, dependency overrides in force) goes to FastAPI's own handler, which reads
+the same cached body: every error is FastAPI's, word for word. A route of any other shape is
+an ordinary ``APIRoute``. The OpenAPI document is the route's, unchanged.
+
+Used by the JSON API's router (``app.web.api``). A router that adds dependencies of its own
+to included routes (``include_router(dependencies=...)``) must not include lean routes: the
+lean path sees only the endpoint's own parameters.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+_NOT_LEAN = object()  # the request takes FastAPI's own path
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How a lean route's values are found (see the module notes)."""
+
+    path: tuple[tuple[str, str], ...]  # (argument, path parameter)
+    dependencies: tuple[tuple[str, Callable[[Request], Coroutine[Any, Any, Any]]], ...]
+    body: Any  # the body's ModelField, or None
+    body_required: bool
+    request_name: str | None
+
+    async def values(self, request: Request) -> dict[str, Any] | object:
+        path_params = request.path_params
+        values: dict[str, Any] = {name: path_params[alias] for name, alias in self.path}
+        if self.request_name is not None:
+            values[self.request_name] = request
+        body = self.body
+        if body is not None:
+            raw = await request.body()
+            if raw:
+                if request.headers.get("content-type") != "application/json":
+                    return _NOT_LEAN
+                try:
+                    data = json.loads(raw)
+                except ValueError:
+                    return _NOT_LEAN
+                value, errors = body.validate(data, {}, loc=("body",))
+                if errors:
+                    return _NOT_LEAN
+                values[body.name] = value
+            elif self.body_required:
+                return _NOT_LEAN
+            else:
+                values[body.name] = None
+        solved: dict[Any, Any] = {}  # a dependency named twice runs once, as in FastAPI
+        for name, call in self.dependencies:
+            if call not in solved:
+                solved[call] = await call(request)
+            values[name] = solved[call]
+        return values
+
+
+def lean_plan(route: APIRoute) -> _Plan | None:
+    """The lean plan of ``route``, or None when its shape is not the plainest."""
+    d = route.dependant
+    endpoint = route.endpoint
+    if (
+        d.query_params
+        or d.header_params
+        or d.cookie_params
+        or d.websocket_param_name
+        or d.http_connection_param_name
+        or d.response_param_name
+        or d.background_tasks_param_name
+        or d.security_scopes_param_name
+        or len(d.body_params) > 1
+        or get_type_hints(endpoint).get("return") is not Response
+    ):
+        return None
+    path: list[tuple[str, str]] = []
+    for field in d.path_params:
+        if field.field_info.annotation is not str or field.field_info.metadata:
+            return None
+        path.append((field.name, field.alias))
+    dependencies = []
+    for sub in d.dependencies:
+        call = sub.call
+        if (
+            sub.name is None
+            or call is None
+            or not _is_async(call)
+            or sub.dependencies
+            or sub.request_param_name is None
+            or sub.path_params
+            or sub.query_params
+            or sub.header_params
+            or sub.cookie_params
+            or sub.body_params
+        ):
+            return None
+        dependencies.append((sub.name, call))
+    body = d.body_params[0] if d.body_params else None
+    if body is not None and (getattr(body.field_info, "embed", False) or body.alias != body.name):
+        return None
+    return _Plan(
+        path=tuple(path),
+        dependencies=tuple(dependencies),
+        body=body,
+        body_required=bool(body is not None and body.field_info.is_required()),
+        request_name=d.request_param_name,
+    )
+
+
+def _is_async(call: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(call)
+
+
+class LeanRoute(APIRoute):
+    """See the module notes."""
+
+    def get_route_handler(self) -> Handler:
+        full = super().get_route_handler()
+        plan = lean_plan(self)
+        if plan is None:
+            return full
+        endpoint = self.endpoint
+        is_async = _is_async(endpoint)
+        overrides = self.dependency_overrides_provider
+
+        async def handler(request: Request) -> Response:
+            if overrides is not None and getattr(overrides, "dependency_overrides", None):
+                return await full(request)
+            values = await plan.values(request)
+            if values is _NOT_LEAN:
+                return await full(request)
+            assert isinstance(values, dict)
+            if is_async:
+                response = await endpoint(**values)
+            else:
+                response = await run_in_threadpool(endpoint, **values)
+            if not isinstance(response, Response):
+                raise TypeError(f"{endpoint.__name__} must return a Response")
+            return response
+
+        return handler

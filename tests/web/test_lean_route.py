@@ -1,0 +1,142 @@
+"""``LeanRoute`` (app.web.lean): a well-formed request takes the short path, and every answer,
+good or bad, is exactly what FastAPI's own handler gives.
+
+Two apps with the same endpoints, one through ``LeanRoute`` and one through FastAPI's
+``APIRoute``, get the same requests; status, body and headers must match, for good bodies
+and for every kind of bad one (not JSON, another content type, a refused field, a missing
+body, null, extra keys). The JSON API's action routes must be lean.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from fastapi import APIRouter, Body, Depends, FastAPI, Path, Request, Response
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from pydantic import BaseModel, ConfigDict, StrictInt
+
+from app.web import api
+from app.web.lean import LeanRoute, lean_plan
+
+CALLS: list[str] = []
+
+
+class Body_(BaseModel):
+    model_config = ConfigDict(strict=True)
+    a: StrictInt
+    b: StrictInt = 0
+
+
+class Optional_(BaseModel):
+    model_config = ConfigDict(strict=True)
+    version: StrictInt | None = None
+
+
+async def who(request: Request) -> str:
+    return request.headers.get("x-who", "nobody")
+
+
+Who = Annotated[str, Depends(who)]
+ItemId = Annotated[str, Path(alias="id")]
+
+
+def build(route_class: type[APIRoute]) -> FastAPI:
+    router = APIRouter(prefix="/api", route_class=route_class)
+
+    @router.post("/items/{id}/sync")
+    def sync(item: ItemId, body: Body_, caller: Who) -> Response:
+        CALLS.append("sync")
+        return Response(f"{item} {body.a} {body.b} {caller}", media_type="text/plain")
+
+    @router.post("/items/{id}/async")
+    async def not_sync(item: ItemId, body: Body_, caller: Who) -> Response:
+        CALLS.append("async")
+        return Response(f"{item} {body.a + body.b} {caller}", media_type="text/plain")
+
+    @router.post("/items/{id}/step")
+    async def step(
+        request: Request,
+        item: ItemId,
+        caller: Who,
+        body: Annotated[Optional_ | None, Body()] = None,
+    ) -> Response:
+        version = body.version if body else None
+        return Response(f"{request.url.path} {item} {version} {caller}", media_type="text/plain")
+
+    @router.get("/items")
+    def with_query(q: str = "") -> dict[str, Any]:  # not the plainest shape: FastAPI's own
+        return {"q": q}
+
+    app = FastAPI()
+    app.include_router(router)
+    app.state.router = router
+    return app
+
+
+LEAN, PLAIN = TestClient(build(LeanRoute)), TestClient(build(APIRoute))
+JSON = {"content-type": "application/json"}
+
+REQUESTS: list[tuple[str, bytes | None, dict[str, str]]] = [
+    ("/api/items/x1/{kind}", b'{"a": 1, "b": 2}', JSON),
+    ("/api/items/x1/{kind}", b'{"a": 1}', JSON),
+    ("/api/items/x1/{kind}", b'{"a": 1, "b": 2, "c": 3}', JSON),  # extra keys
+    ("/api/items/x1/{kind}", b'{"a": "1"}', JSON),  # strict: no coercion
+    ("/api/items/x1/{kind}", b'{"a": true}', JSON),
+    ("/api/items/x1/{kind}", b'{"a": 1.0}', JSON),
+    ("/api/items/x1/{kind}", b'{"b": 2}', JSON),  # missing field
+    ("/api/items/x1/{kind}", b"[1, 2]", JSON),
+    ("/api/items/x1/{kind}", b"null", JSON),
+    ("/api/items/x1/{kind}", b"{not json", JSON),
+    ("/api/items/x1/{kind}", b"", JSON),
+    ("/api/items/x1/{kind}", None, {}),
+    ("/api/items/x1/{kind}", b'{"a": 1}', {"content-type": "text/plain"}),
+    ("/api/items/x1/{kind}", b'{"a": 1}', {"content-type": "application/json; charset=utf-8"}),
+    ("/api/items/x1/{kind}", b'{"a": 1}', {"content-type": "application/merge-patch+json"}),
+    ("/api/items/x1/{kind}", b'{"a": 1}', {**JSON, "x-who": "ann"}),
+    ("/api/items/%C3%A9t%C3%A9/{kind}", b'{"a": 1}', JSON),  # a path parameter, decoded
+    ("/api/items/x1/{kind}", b'{"version": 3}', JSON),
+    ("/api/items/x1/{kind}", b'{"version": "3"}', JSON),
+    ("/api/items/x1/{kind}", b'{"version": null}', JSON),
+    ("/api/items/x1/{kind}", b'{"a": 1}', {"content-type": "application/x-www-form-urlencoded"}),
+]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async", "step"])
+@pytest.mark.parametrize(("path", "body", "headers"), REQUESTS)
+def test_every_answer_is_fastapis_own(
+    kind: str, path: str, body: bytes | None, headers: dict[str, str]
+) -> None:
+    url = path.format(kind=kind)
+    lean = LEAN.post(url, content=body, headers=headers)
+    plain = PLAIN.post(url, content=body, headers=headers)
+    assert (lean.status_code, lean.text) == (plain.status_code, plain.text)
+    assert lean.headers == plain.headers
+
+
+def test_the_endpoint_runs_once_per_request() -> None:
+    CALLS.clear()
+    LEAN.post("/api/items/x/sync", content=b'{"a": 1}', headers=JSON)
+    LEAN.post("/api/items/x/async", content=b'{"a": "bad"}', headers=JSON)  # 422: not run
+    LEAN.post("/api/items/x/async", content=b'{"a": 1}', headers={"content-type": "text/x"})
+    assert CALLS == ["sync"]
+
+
+def test_other_shapes_are_fastapis_own_routes() -> None:
+    router = build(LeanRoute).state.router
+    routes = {r.path: r for r in router.routes if isinstance(r, LeanRoute)}
+    assert lean_plan(routes["/api/items/{id}/sync"]) is not None
+    assert lean_plan(routes["/api/items"]) is None  # a query parameter
+    assert LEAN.get("/api/items?q=ok").json() == PLAIN.get("/api/items?q=ok").json() == {"q": "ok"}
+
+
+def test_the_json_apis_actions_are_lean() -> None:
+    """The hot path (issue 12): a move, the deal, undo and redo, and reading a game."""
+    routes = {
+        (r.path, m): r for r in api.router.routes if isinstance(r, APIRoute) for m in r.methods
+    }
+    for path in ("moves", "deal", "undo", "redo"):
+        route = routes[(f"/api/games/{{id}}/{path}", "POST")]
+        assert isinstance(route, LeanRoute) and lean_plan(route) is not None, path
+    assert lean_plan(routes[("/api/games/{id}", "GET")]) is not None
