@@ -65,6 +65,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
         openapi_url="/openapi.json",
         lifespan=lifespan,
+        # The site's own metrics and logs (app.observability) are its telemetry. FastAPI's
+        # OpenTelemetry bridge is off: it asks the OpenTelemetry providers whether they are set
+        # up (environment lookups) on every request, and no OpenTelemetry SDK is installed.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     errors.install(app)
     # The one middleware: /healthz /readyz /metrics, request ids, /static (no cookie), the

@@ -156,6 +156,7 @@ def write_engine(engine: Engine) -> Engine:
 _engine: Engine | None = None
 _sessionmaker: sessionmaker[Session] | None = None
 _loop_engine: Engine | None = None
+_no_loop_engine = False  # PostgreSQL (or SQLite in memory): decided once
 _loop_connections: dict[int, Connection] = {}  # by thread
 _loop_lock = threading.Lock()
 
@@ -180,11 +181,14 @@ def get_sessionmaker() -> sessionmaker[Session]:
 def loop_engine() -> Engine | None:
     """The engine of ``loop_connection()`` (its connections begin write transactions), or
     None: PostgreSQL's statements are network round trips, which the loop must not wait for."""
-    global _loop_engine
+    global _loop_engine, _no_loop_engine
+    if _no_loop_engine:
+        return None
     with _loop_lock:
         if _loop_engine is None:
             url = get_engine().url
             if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+                _no_loop_engine = True
                 return None
             # One connection per event loop, open for the process's life: no pool.
             engine = make_engine(
@@ -211,8 +215,9 @@ def loop_connection() -> Connection | None:
 
 def close_loop_connections() -> None:
     """Close the event loops' connections (at shutdown, and when tests switch databases)."""
-    global _loop_engine
+    global _loop_engine, _no_loop_engine
     with _loop_lock:
+        _no_loop_engine = False
         for conn in _loop_connections.values():
             conn.close()
         _loop_connections.clear()
