@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from app import observability
@@ -53,13 +53,19 @@ from .types import GameState, Hints
 # -- reading ---------------------------------------------------------------------------------
 
 
-def get_game(db: Session, player_id: str, game_id: str) -> GameState:
+def get_game(db: Session | Connection, player_id: str, game_id: str) -> GameState:
     """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
-    on the driver's cursor of a Core connection (the play page's hot path)."""
+    on the driver's cursor of a Core connection (the play page's hot path): of ``db``'s
+    engine, or ``db`` itself (the event loop's SQLite connection: one statement, atomic
+    without a transaction of its own)."""
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    with read_connection(db) as conn:
-        found = Cursor(conn).one_or_none(SELECT_GAME, {"gid": game_id, "pid": player_id})
+    params = {"gid": game_id, "pid": player_id}
+    if isinstance(db, Connection):
+        found = Cursor(db).one_or_none(SELECT_GAME, params)
+    else:
+        with read_connection(db) as conn:
+            found = Cursor(conn).one_or_none(SELECT_GAME, params)
     if found is None:
         raise NotFound()
     return game_state(SimpleNamespace(**found))

@@ -1,5 +1,5 @@
-"""A player's action on the event loop itself, when nothing in it can wait (issue 12, "the
-stack's floor").
+"""A player's action, and the play page's read, on the event loop itself when nothing in them
+can wait (issue 12, "the stack's floor").
 
 A sync route costs two thread hops a request (into a worker thread and back), about as much
 as the whole bare baseline's endpoint. On SQLite an action (``services.act``) is CPU work
@@ -13,8 +13,9 @@ only, in one transaction on a local file, so ``run_action`` runs it right on the
 - the disk's fsync: a commit there never checkpoints the WAL; every ``CHECKPOINT_EVERY``
   actions run here, a worker thread does (``checkpoint_wal``, passive: it waits for nobody).
 
-With PostgreSQL every statement is a network round trip: the action always runs in a
-worker thread (``loop_connection()`` is None). The action itself is the same either way: the
+The play page's read (``run_read``) is one statement, which in WAL mode never waits for a
+writer. With PostgreSQL every statement is a network round trip: actions and reads always run
+in a worker thread (``loop_connection()`` is None). The action itself is the same either way: the
 same service, the same single transaction and rate-limit count.
 """
 
@@ -88,3 +89,17 @@ async def run_action(caller: HasSession, action: DbAction[T]) -> T:
         finally:
             _checkpoints.after_action()
     return await run_in_threadpool(action, caller.db)
+
+
+async def run_read(caller: HasSession, read: DbAction[T]) -> T:
+    """``read(db)``: one statement on the event loop's connection (SQLite in WAL mode: a
+    reader never waits for a writer), else, or should it find the database busy all the
+    same, in a worker thread with the request's session."""
+    conn = loop_connection()
+    if conn is not None:
+        try:
+            return read(conn)
+        except OperationalError as error:
+            if not is_busy(error):
+                raise
+    return await run_in_threadpool(read, caller.db)

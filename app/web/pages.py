@@ -36,7 +36,7 @@ from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
-from app.web.inline import DbAction, run_action
+from app.web.inline import DbAction, run_action, run_read
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -156,15 +156,17 @@ def deal_link(page: Page, number: str, variant: str = DEFAULT_VARIANT) -> Respon
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
-def play(
+async def play(
     page: Page,
     game_id: str,
     select: Annotated[str | None, Query(max_length=8)] = None,
     hint: Annotated[str | None, Query(max_length=4)] = None,
 ) -> Response:
-    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    """The play page: one read (on the event loop where it never waits, ``run_read``) and
+    the board, rendered."""
+    request, player, csrf_token = page.request, page.player, page.csrf_token
     try:
-        state = services.get_game(db, player, game_id)  # one read
+        state = await run_read(page, lambda db: services.get_game(db, player, game_id))
     except NotFound:
         return not_found(request, csrf_token)
     playing = state.status == "playing"
@@ -176,7 +178,10 @@ def play(
     if is_htmx(request):
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
-    ctx["race"] = race_panel_for_game(db, player, state.id) if state.race_id else None
+    if state.race_id:
+        ctx["race"] = await run_in_threadpool(race_panel_for_game, page.db, player, state.id)
+    else:
+        ctx["race"] = None
     return render(request, "play.html", ctx)
 
 
