@@ -37,6 +37,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
+from app.web.lean import LeanRoute
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -56,7 +57,7 @@ from app.web.rendering import (
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=LeanRoute)
 
 
 # -- home -------------------------------------------------------------------------------------
