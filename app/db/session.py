@@ -12,9 +12,9 @@ A service that writes calls ``begin_write(db)`` before its first statement.
 ``loop_connection()`` (SQLite only): the connection of player actions run on the event loop
 itself (``app.web.inline``), one per event-loop thread, kept open. It never waits and never
 touches the disk's fsync: a write lock another connection holds is ``WriteLockBusy`` at
-``BEGIN`` (``busy_timeout=0``; nothing was done, the action goes to a worker thread and waits
-there), and a commit never checkpoints the WAL (``wal_autocheckpoint=0``: ``checkpoint_wal()``
-runs in a worker thread instead).
+``BEGIN`` (``begin_nowait``, ``busy_timeout=0``; nothing was done, the action goes to a worker
+thread and waits there), and a commit never checkpoints the WAL (``wal_autocheckpoint=0``:
+``checkpoint_wal()`` runs in a worker thread instead).
 """
 
 from __future__ import annotations
@@ -124,15 +124,9 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int, *, nowait: bool = Fa
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         # On the driver's connection (app/db/fast.py): every request begins a transaction.
+        if nowait and conn.connection.driver_connection.in_transaction:
+            return  # begun already, by ``begin_nowait``
         write = conn.get_execution_options().get(WRITE_OPTION)
-        if nowait and write:
-            try:
-                conn.connection.driver_connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as error:
-                if is_busy(error):
-                    raise WriteLockBusy() from error
-                raise fast.wrapped(conn, error, "BEGIN IMMEDIATE", {}) from error
-            return
         fast.execute(conn, "BEGIN IMMEDIATE" if write else "BEGIN")
 
 
@@ -211,6 +205,27 @@ def loop_connection() -> Connection | None:
     with _loop_lock:
         _loop_connections[threading.get_ident()] = conn
     return conn
+
+
+def begin_nowait(conn: Connection) -> None:
+    """Begin a write transaction on ``conn`` (``loop_connection()``) without waiting:
+    ``WriteLockBusy`` when another connection holds SQLite's write lock (nothing begun).
+    SQLAlchemy's transaction (and its events) follows the driver's ``BEGIN IMMEDIATE``."""
+    driver = conn.connection.driver_connection
+    if conn.dialect.name != "sqlite" or driver is None:
+        conn.begin()
+        return
+    try:
+        driver.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if is_busy(error):
+            raise WriteLockBusy() from error
+        raise fast.wrapped(conn, error, "BEGIN IMMEDIATE", {}) from error
+    try:
+        conn.begin()
+    except BaseException:
+        driver.rollback()
+        raise
 
 
 def close_loop_connections() -> None:

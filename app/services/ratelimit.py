@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.fast import Cursor, Fast
-from app.db.session import begin_write, write_engine
+from app.db.session import begin_nowait, begin_write, write_engine
 from app.services.common import create_player_row, engine_of, write_tx
 from app.services.errors import RateLimited, ServiceError
 from app.services.windows import retry_after, window_start, window_upsert
@@ -159,12 +159,12 @@ def counted_connection(
     db: Session | Connection, player_id: str
 ) -> Iterator[tuple[Connection, bool]]:
     """``counted_tx`` of an action (scope ``actions``) on a Core connection of ``db``'s engine
-    (or on ``db`` itself, a connection that begins write transactions) instead of the session
+    (or on ``db`` itself, the event loop's connection: ``begin_nowait``) instead of the session
     (the action's hot path, ``app.services.actions``: no ORM unit of work to set up and end).
     The session's own transaction, if any, is ended first. Yields the connection and whether
     the player has a row; committed, or rolled back, the same."""
     if isinstance(db, Connection):
-        db.begin()
+        begin_nowait(db)
         with _counted(db, player_id, "actions") as known:
             yield db, known
         return

@@ -100,6 +100,9 @@ def test_a_move_waits_its_turn_when_another_connection_holds_the_write_lock(
     assert released and released[0] <= answered  # it waited for the lock, in a thread
     assert threads == ["<lambda>"]
     assert player.get(f"/api/games/{game['id']}").json()["version"] == game["version"] + 1
+    # The loop's connection took nothing from the refused attempt: the next action runs there.
+    assert player.post(f"/api/games/{game['id']}/undo").status_code == 200
+    assert threads == ["<lambda>"]
 
 
 class _NoThread:

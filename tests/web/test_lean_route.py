@@ -123,6 +123,13 @@ def test_the_endpoint_runs_once_per_request() -> None:
     assert CALLS == ["sync"]
 
 
+def test_dependency_overrides_apply() -> None:
+    app = build(LeanRoute)
+    app.dependency_overrides[who] = lambda: "stand-in"
+    answer = TestClient(app).post("/api/items/x/sync", content=b'{"a": 1}', headers=JSON)
+    assert answer.text == "x 1 0 stand-in"
+
+
 def test_other_shapes_are_fastapis_own_routes() -> None:
     router = build(LeanRoute).state.router
     routes = {r.path: r for r in router.routes if isinstance(r, LeanRoute)}
