@@ -29,7 +29,7 @@ from app.web.api_models import (
     stats_out,
 )
 from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
-from app.web.inline import run_action
+from app.web.inline import run_action, run_read
 from app.web.lean import LeanRoute
 
 # -- routes ------------------------------------------------------------------------------------
@@ -89,8 +89,9 @@ def create_game(caller: CallerDep, body: NewGameBody = None) -> Response:
 @router.get(
     "/games/{id}", response_model=GameOut, responses=error_responses(404, 422), summary="A game"
 )
-def get_game(game_id: GameId, caller: CallerDep) -> Response:
-    return game_json(services.get_game(caller.db, caller.player_id, game_id))
+async def get_game(game_id: GameId, caller: CallerDep) -> Response:
+    state = await run_read(caller, lambda db: services.get_game(db, caller.player_id, game_id))
+    return game_json(state)
 
 
 @router.post(
