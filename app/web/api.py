@@ -30,7 +30,7 @@ from app.web.api_models import (
 )
 from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
 from app.web.inline import run_action, run_read
-from app.web.lean import LeanRoute
+from app.web.lean import LeanRoute, try_first
 
 # -- routes ------------------------------------------------------------------------------------
 
@@ -200,8 +200,4 @@ def delete_player(request: Request, caller: CallerDep) -> Response:
     return response
 
 
-# FastAPI tries a router's routes in order, a few microseconds each (and twice: the app's
-# router, then this one's): the player's actions, the busiest requests by far, go first. The
-# OpenAPI document lists the paths in this order too.
-_ACTIONS = ("post_move", "post_deal", "post_undo", "post_redo")
-router.routes.sort(key=lambda route: getattr(route, "name", "") not in _ACTIONS)
+try_first(router, "post_move", "post_deal", "post_undo", "post_redo")  # the player's actions

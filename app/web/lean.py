@@ -33,7 +33,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-from fastapi import Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
@@ -165,3 +165,10 @@ class LeanRoute(APIRoute):
             return response
 
         return handler
+
+
+def try_first(router: APIRouter, *names: str) -> None:
+    """Put the routes named ``names`` first in ``router``: FastAPI tries a router's routes in
+    order, a few microseconds each (and twice: the app's router, then this one's), so the
+    busiest go first. ``/openapi.json`` lists its paths in this order too."""
+    router.routes.sort(key=lambda route: getattr(route, "name", "") not in names)

@@ -37,7 +37,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
-from app.web.lean import LeanRoute
+from app.web.lean import LeanRoute, try_first
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -163,8 +163,7 @@ async def play(
     select: Annotated[str | None, Query(max_length=8)] = None,
     hint: Annotated[str | None, Query(max_length=4)] = None,
 ) -> Response:
-    """The play page: one read (on the event loop where it never waits, ``run_read``) and
-    the board, rendered."""
+    """The play page: one read (on the event loop where it never waits) and the board."""
     request, player, csrf_token = page.request, page.player, page.csrf_token
     try:
         state = await run_read(page, lambda db: services.get_game(db, player, game_id))
@@ -179,10 +178,9 @@ async def play(
     if is_htmx(request):
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
+    ctx["race"] = None
     if state.race_id:
         ctx["race"] = await run_in_threadpool(race_panel_for_game, page.db, player, state.id)
-    else:
-        ctx["race"] = None
     return render(request, "play.html", ctx)
 
 
@@ -397,11 +395,4 @@ def rules(request: Request, csrf_token: CsrfToken) -> Response:
     return render(request, "rules.html", ctx)
 
 
-# FastAPI tries a router's routes in order (a few microseconds each, twice): the play page and
-# its actions, the busiest pages by far, go first. (These routes are not in /openapi.json.)
-_HOT = {("play", "GET"), ("move", "POST"), ("step_action", "POST")}
-router.routes.sort(
-    key=lambda route: (
-        not any((getattr(route, "name", ""), m) in _HOT for m in getattr(route, "methods", ()))
-    )
-)
+try_first(router, "play", "move", "step_action")  # the play page and its actions
