@@ -31,6 +31,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app import observability
 from app.db.session import WriteLockBusy, checkpoint_wal, is_busy, loop_connection
 
 T = TypeVar("T")
@@ -39,6 +40,7 @@ DbAction = Callable[[Session | Connection], T]
 CHECKPOINT_EVERY = 200  # actions on the loop between WAL checkpoints (about 1,000 pages)
 
 log = logging.getLogger("scorpion.inline")
+_RAN = {where: observability.ACTIONS_RUN.labels(where) for where in ("loop", "busy", "thread")}
 
 
 class HasSession(Protocol):
@@ -78,16 +80,21 @@ async def run_action(caller: HasSession, action: DbAction[T]) -> T:
     """``action(db)``: on the event loop with ``loop_connection()`` when it can run there without
     waiting, else in a worker thread with the request's session (see the module notes)."""
     conn = loop_connection()
-    if conn is not None:
-        try:
-            return action(conn)
-        except WriteLockBusy:
-            pass
-        except OperationalError as error:
-            if not is_busy(error):
-                raise
-        finally:
-            _checkpoints.after_action()
+    if conn is None:
+        _RAN["thread"].inc()
+        return await run_in_threadpool(action, caller.db)
+    busy = False
+    try:
+        return action(conn)
+    except WriteLockBusy:
+        busy = True
+    except OperationalError as error:
+        if not is_busy(error):
+            raise
+        busy = True
+    finally:
+        _RAN["busy" if busy else "loop"].inc()
+        _checkpoints.after_action()
     return await run_in_threadpool(action, caller.db)
 
 

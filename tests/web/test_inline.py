@@ -23,6 +23,7 @@ from app.db.session import checkpoint_wal, is_busy, loop_connection, loop_engine
 from app.services import GameState
 from app.web import inline
 from tests.support.api_client import Player
+from tests.support.metrics import metrics_text, sample
 
 
 def _legal_move(game: dict[str, Any]) -> tuple[int, int, int]:
@@ -33,6 +34,11 @@ def _legal_move(game: dict[str, Any]) -> tuple[int, int, int]:
     hints = Game.new("scorpion", deal_from_number(game["deal_number"])).hints()
     move = next(m for m in hints if m.from_pile == m.to_pile == "column")
     return move.from_column, move.from_index, move.to_column
+
+
+def _ran(before: str, after: str, where: str) -> float:
+    name = "scorpion_actions_run_total"
+    return sample(after, name, where=where) - sample(before, name, where=where)
 
 
 @pytest.fixture()
@@ -54,11 +60,14 @@ def test_a_move_runs_on_the_loop_on_sqlite_and_in_a_thread_on_postgres(
 ) -> None:
     player = Player(app)
     game = player.new_game(deal_number=5)
+    before = metrics_text(app)
     response = player.move(game["id"], *_legal_move(game))
     assert response.status_code == 200, response.text
     assert response.json()["version"] == game["version"] + 1
+    ran = {w: _ran(before, metrics_text(app), w) for w in ("loop", "busy", "thread")}
     if engine.dialect.name == "sqlite":
         assert threads == []
+        assert ran == {"loop": 1, "busy": 0, "thread": 0}
         conn = loop_connection()
         assert conn is not None
         driver = conn.connection.driver_connection
@@ -68,6 +77,7 @@ def test_a_move_runs_on_the_loop_on_sqlite_and_in_a_thread_on_postgres(
     else:
         assert loop_engine() is None and loop_connection() is None
         assert threads == ["<lambda>"]
+        assert ran == {"loop": 0, "busy": 0, "thread": 1}
 
 
 def test_a_move_waits_its_turn_when_another_connection_holds_the_write_lock(
@@ -88,6 +98,7 @@ def test_a_move_waits_its_turn_when_another_connection_holds_the_write_lock(
         released.append(time.monotonic())
         holder.execute("COMMIT")
 
+    before = metrics_text(app)
     releaser = threading.Thread(target=release)
     releaser.start()
     try:
@@ -99,6 +110,7 @@ def test_a_move_waits_its_turn_when_another_connection_holds_the_write_lock(
     assert response.status_code == 200, response.text
     assert released and released[0] <= answered  # it waited for the lock, in a thread
     assert threads == ["<lambda>"]
+    assert _ran(before, metrics_text(app), "busy") == 1  # what an operator sees of it
     assert player.get(f"/api/games/{game['id']}").json()["version"] == game["version"] + 1
     # The loop's connection took nothing from the refused attempt: the next action runs there.
     assert player.post(f"/api/games/{game['id']}/undo").status_code == 200

@@ -14,7 +14,6 @@ import pytest
 from alembic import command
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 
 from app.db.session import make_engine
@@ -22,25 +21,9 @@ from app.observability import JsonFormatter
 from app.web.ops import address_allowed
 from tests.conftest import alembic_config
 from tests.support.api_client import KNOWN_WIN, Player
+from tests.support.metrics import LOOPBACK, metrics_text, sample
 
 ROOT = Path(__file__).resolve().parents[2]
-LOOPBACK = ("127.0.0.1", 50000)
-
-
-def metrics_text(app: FastAPI) -> str:
-    r = TestClient(app, client=LOOPBACK).get("/metrics")
-    assert r.status_code == 200, r.text
-    assert r.headers["content-type"].startswith("text/plain; version=")
-    return r.text
-
-
-def sample(body: str, name: str, **labels: str) -> float:
-    """The value of one sample (0 when absent)."""
-    for family in text_string_to_metric_families(body):
-        for s in family.samples:
-            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
-                return float(s.value)
-    return 0.0
 
 
 def test_healthz_answers_without_cookie_or_database(app: FastAPI) -> None:
