@@ -28,7 +28,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -39,8 +39,8 @@ WRITE_OPTION = "scorpion_write"
 
 
 class WriteLockBusy(Exception):
-    """A write transaction of ``loop_engine()`` found SQLite's write lock taken: nothing was
-    done (not even ``BEGIN``)."""
+    """``begin_nowait`` found SQLite's write lock taken: nothing was done (not even
+    ``BEGIN``)."""
 
 
 def make_engine(
@@ -194,14 +194,19 @@ def loop_engine() -> Engine | None:
 
 def loop_connection() -> Connection | None:
     """This thread's connection for actions on the event loop (see the module notes), or
-    None (``loop_engine``)."""
+    None (``loop_engine``; or, rarely, the database too busy to open one without waiting)."""
     conn = _loop_connections.get(threading.get_ident())
     if conn is not None:
         return conn
     engine = loop_engine()
     if engine is None:
         return None
-    conn = engine.connect()
+    try:
+        conn = engine.connect()  # (its set-up's PRAGMAs do not wait either)
+    except OperationalError as error:
+        if is_busy(error):
+            return None  # this time a worker thread; the next request tries again
+        raise
     with _loop_lock:
         _loop_connections[threading.get_ident()] = conn
     return conn

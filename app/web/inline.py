@@ -1,5 +1,5 @@
-"""A player's action, and the play page's read, on the event loop itself when nothing in them
-can wait (issue 12, "the stack's floor").
+"""A player's action, and a game's read, on the event loop itself when nothing in them can
+wait (issue 12, "the stack's floor").
 
 A sync route costs two thread hops a request (into a worker thread and back), about as much
 as the whole bare baseline's endpoint. On SQLite an action (``services.act``) is CPU work
@@ -13,10 +13,11 @@ only, in one transaction on a local file, so ``run_action`` runs it right on the
 - the disk's fsync: a commit there never checkpoints the WAL; every ``CHECKPOINT_EVERY``
   actions run here, a worker thread does (``checkpoint_wal``, passive: it waits for nobody).
 
-The play page's read (``run_read``) is one statement, which in WAL mode never waits for a
-writer. With PostgreSQL every statement is a network round trip: actions and reads always run
-in a worker thread (``loop_connection()`` is None). The action itself is the same either way: the
-same service, the same single transaction and rate-limit count.
+A game's read (the play page, ``GET /api/games/{id}``: ``run_read``) is one statement, which
+in WAL mode never waits for a writer. With PostgreSQL every statement is a network round
+trip: actions and reads always run in a worker thread (``loop_connection()`` is None). The
+action itself is the same either way: the same service, the same single transaction and
+rate-limit count. ``scorpion_actions_run_total{where}`` counts where actions ran.
 """
 
 from __future__ import annotations
