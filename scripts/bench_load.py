@@ -162,12 +162,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(
-    stats: Stats, elapsed: float, players: int, workers: int, rate_limits: str = "off"
+    stats: Stats,
+    elapsed: float,
+    players: int,
+    workers: int,
+    rate_limits: str = "off",
+    database: str = "PostgreSQL",
 ) -> str:
     everything = [x for values in stats.latencies.values() for x in values]
     requests = len(everything)
     lines = [
-        f"bench-load: {players} players, {workers} uvicorn workers, PostgreSQL, "
+        f"bench-load: {players} players, {workers} uvicorn workers, {database}, "
         f"RATE_LIMITS={rate_limits}, {elapsed:.1f} s",
         f"  requests      {requests:7d}   {requests / elapsed:8.1f} req/s",
         f"  game actions  {stats.actions:7d}   {stats.actions / elapsed:8.1f} actions/s "
@@ -229,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 elapsed = time.monotonic() - start
                 cpu = time.process_time() - cpu
-            print(report(stats, elapsed, args.players, args.workers, env["RATE_LIMITS"]))
+            database = "SQLite" if url.startswith("sqlite") else "PostgreSQL"
+            print(report(stats, elapsed, args.players, args.workers, env["RATE_LIMITS"], database))
             # The load generator shares this machine's cores with the server and PostgreSQL.
             print(
                 f"  load generator CPU {cpu:.1f} s of {elapsed:.1f} s wall "
