@@ -41,7 +41,6 @@ def address_key(address: str, settings: Settings | None = None) -> str:
 
 
 @lru_cache(maxsize=4096)  # computed once per address and process, not on every request
-@lru_cache(maxsize=4096)  # every request hashes its client's address: once per address
 def keyed_address(secret_key: str, address: str) -> str:
     """``address_key`` of ``address`` with the key ``secret_key``."""
     return hmac.new(secret_key.encode(), b"client:" + address.encode(), hashlib.sha256).hexdigest()[
