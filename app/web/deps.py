@@ -274,22 +274,31 @@ async def get_csrf_token(request: Request) -> str:
     return token
 
 
-class Caller:
-    """The requesting player and the request's database session (``request_session``), made
-    on first use: an action run on the event loop (``app.web.inline``) needs none."""
+class RequestDb:
+    """The request's database session (``request_session``), made on first use: an action or
+    a read run on the event loop (``app.web.inline``) needs none."""
 
-    __slots__ = ("_db", "_scope", "player_id")
+    __slots__ = ("_db", "_scope")
 
-    def __init__(self, scope: Scope, player_id: str) -> None:
+    def __init__(self, scope: Scope) -> None:
         self._scope = scope
         self._db: Session | None = None
-        self.player_id = player_id
 
     @property
     def db(self) -> Session:
         if self._db is None:
             self._db = request_session(self._scope)
         return self._db
+
+
+class Caller(RequestDb):
+    """The requesting player and the request's database session (``RequestDb``)."""
+
+    __slots__ = ("player_id",)
+
+    def __init__(self, scope: Scope, player_id: str) -> None:
+        super().__init__(scope)
+        self.player_id = player_id
 
 
 async def get_caller(request: Request) -> Caller:

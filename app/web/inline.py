@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
@@ -34,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app import observability
 from app.db.session import WriteLockBusy, checkpoint_wal, is_busy, loop_connection
+from app.web.deps import RequestDb
 
 T = TypeVar("T")
 DbAction = Callable[[Session | Connection], T]
@@ -42,14 +43,6 @@ CHECKPOINT_EVERY = 200  # actions on the loop between WAL checkpoints (about 1,0
 
 log = logging.getLogger("scorpion.inline")
 _RAN = {where: observability.ACTIONS_RUN.labels(where) for where in ("loop", "busy", "thread")}
-
-
-class HasSession(Protocol):
-    """A route's caller (``app.web.deps.Caller``, ``app.web.rendering.PageRequest``): its
-    request's session, made on first use."""
-
-    @property
-    def db(self) -> Session: ...
 
 
 class _Checkpoints:
@@ -77,7 +70,7 @@ def _checkpoint() -> None:
 _checkpoints = _Checkpoints()
 
 
-async def run_action(caller: HasSession, action: DbAction[T]) -> T:
+async def run_action(caller: RequestDb, action: DbAction[T]) -> T:
     """``action(db)``: on the event loop with ``loop_connection()`` when it can run there without
     waiting, else in a worker thread with the request's session (see the module notes)."""
     conn = loop_connection()
@@ -99,7 +92,7 @@ async def run_action(caller: HasSession, action: DbAction[T]) -> T:
     return await run_in_threadpool(action, caller.db)
 
 
-async def run_read(caller: HasSession, read: DbAction[T]) -> T:
+async def run_read(caller: RequestDb, read: DbAction[T]) -> T:
     """``read(db)``: one statement on the event loop's connection (SQLite in WAL mode: a
     reader never waits for a writer), else, or should it find the database busy all the
     same, in a worker thread with the request's session."""

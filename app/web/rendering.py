@@ -23,14 +23,12 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.orm import Session
 
-from app.db.session import request_session
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.services import GameState
 from app.services.daily import daily_label, is_daily_game
 from app.web import static_files
-from app.web.deps import get_csrf_token, get_player_id
+from app.web.deps import RequestDb, get_csrf_token, get_player_id
 from app.web.examples import variant_example
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
@@ -130,23 +128,17 @@ templates.env.globals["sprite"] = Markup(
 # -- requests and responses ------------------------------------------------------------------
 
 
-class PageRequest:
-    """What every page route needs: the request, its session (made on first use: an action
-    run on the event loop, ``app.web.inline``, needs none), the player and the CSRF token."""
+class PageRequest(RequestDb):
+    """What every page route needs: the request, its session (``RequestDb``), the player and
+    the CSRF token."""
 
-    __slots__ = ("_db", "csrf_token", "player", "request")
+    __slots__ = ("csrf_token", "player", "request")
 
     def __init__(self, request: Request, player: str, csrf_token: str) -> None:
+        super().__init__(request.scope)
         self.request = request
         self.player = player
         self.csrf_token = csrf_token
-        self._db: Session | None = None
-
-    @property
-    def db(self) -> Session:
-        if self._db is None:
-            self._db = request_session(self.request.scope)
-        return self._db
 
 
 async def _page_request(request: Request) -> PageRequest:
