@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Request, Response
+from fastapi import Body, Path, Request, Response
 
 from app import services
 from app.engine import Action, variant_metadata
@@ -30,7 +30,7 @@ from app.web.api_models import (
 )
 from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
 from app.web.inline import run_action, run_read
-from app.web.lean import LeanRoute, try_first
+from app.web.lean import LeanRoute, LeanRouter, try_first
 
 # -- routes ------------------------------------------------------------------------------------
 
@@ -45,7 +45,7 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
 
 
-router = APIRouter(prefix="/api", tags=["api"], route_class=LeanRoute)
+router = LeanRouter(prefix="/api", tags=["api"], route_class=LeanRoute)
 
 OptionalVersion = Annotated[VersionIn | None, Body()]
 GameId = Annotated[str, Path(alias="id", description="The game's opaque id.")]

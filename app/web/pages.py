@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import Connection
@@ -37,7 +37,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
-from app.web.lean import LeanRoute, try_first
+from app.web.lean import LeanRoute, LeanRouter, try_first
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -57,7 +57,7 @@ from app.web.rendering import (
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
-router = APIRouter(include_in_schema=False, route_class=LeanRoute)
+router = LeanRouter(include_in_schema=False, route_class=LeanRoute)
 
 
 # -- home -------------------------------------------------------------------------------------

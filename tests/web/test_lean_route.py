@@ -5,6 +5,10 @@ Two apps with the same endpoints, one through ``LeanRoute`` and one through Fast
 ``APIRoute``, get the same requests; status, body and headers must match, for good bodies
 and for every kind of bad one (not JSON, another content type, a refused field, a missing
 body, null, extra keys). The JSON API's action routes must be lean.
+
+``LeanRouter``: two apps, one whose routers are lean and one with FastAPI's, route every
+path alike (a match, a wrong method, a missing route, a trailing slash), and a lean router
+tries none of its routes for a path outside their heads.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, ConfigDict, StrictInt
 
 from app.web import api
-from app.web.lean import LeanRoute, lean_plan
+from app.web.lean import LeanRoute, LeanRouter, lean_plan
 
 CALLS: list[str] = []
 
@@ -147,3 +151,82 @@ def test_the_json_apis_actions_are_lean() -> None:
         route = routes[(f"/api/games/{{id}}/{path}", "POST")]
         assert isinstance(route, LeanRoute) and lean_plan(route) is not None, path
     assert lean_plan(routes[("/api/games/{id}", "GET")]) is not None
+
+
+def routed(router_class: type[APIRouter]) -> TestClient:
+    api_router = router_class(prefix="/api")
+    pages_router = router_class()
+
+    @api_router.get("/games/{id}")
+    def api_game(id: str) -> dict[str, str]:
+        return {"api": id}
+
+    @api_router.post("/session")
+    def api_session() -> dict[str, str]:
+        return {"session": "new"}
+
+    @pages_router.get("/games/{id}")
+    def page(id: str) -> dict[str, str]:
+        return {"page": id}
+
+    @pages_router.get("/")
+    def home() -> dict[str, str]:
+        return {"home": ""}
+
+    app = FastAPI()
+    app.include_router(api_router)
+    app.include_router(pages_router)
+    return TestClient(app, follow_redirects=False)
+
+
+ROUTED = {"lean": routed(LeanRouter), "plain": routed(APIRouter)}
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/api/games/7"),
+        ("GET", "/games/7"),
+        ("GET", "/"),
+        ("POST", "/api/session"),
+        ("GET", "/api/session"),  # 405
+        ("POST", "/games/7"),  # 405
+        ("GET", "/api/nowhere"),  # 404
+        ("GET", "/nowhere/7"),  # 404
+        ("GET", "/games/7/"),  # the slash redirect
+        ("GET", "/api/games/7/"),
+    ],
+)
+def test_a_lean_router_routes_as_fastapis_own(method: str, path: str) -> None:
+    lean = ROUTED["lean"].request(method, path)
+    plain = ROUTED["plain"].request(method, path)
+    assert (lean.status_code, lean.text, lean.headers.get("location")) == (
+        plain.status_code,
+        plain.text,
+        plain.headers.get("location"),
+    )
+
+
+def test_a_lean_router_turns_away_a_path_outside_its_routes_heads() -> None:
+    tried: list[str] = []
+
+    class Counted(APIRoute):
+        def matches(self, scope: Any) -> Any:
+            tried.append(scope["path"])
+            return super().matches(scope)
+
+    router = LeanRouter(prefix="/api", route_class=Counted)
+
+    @router.get("/games/{id}")
+    def game(id: str) -> dict[str, str]:
+        return {"id": id}
+
+    app = FastAPI()
+    app.include_router(router)
+    client = TestClient(app)
+    assert client.get("/api/games/1").json() == {"id": "1"}
+    assert tried, "the route was tried for a path under its head"
+    tried.clear()
+    assert client.get("/games/1").status_code == 404
+    assert tried == []
+    assert api.router.heads() and all(h.startswith("/api/") for h in api.router.heads())
