@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from jinja2_fragments.fastapi import Jinja2Blocks
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
 
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
@@ -275,8 +275,9 @@ def base_context(request: Request, csrf_token: str, nav: str = "") -> dict[str, 
     """What every page's layout needs: the CSRF field, the card colours, the current tab."""
     return {
         "csrf_token": csrf_token,
-        "csrf_input": Markup('<input type="hidden" name="csrf_token" value="{}">').format(
-            csrf_token
+        # (an f-string: Markup's own .format runs string.Formatter in Python, ~3 us a page)
+        "csrf_input": Markup(
+            f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
         ),
         "four_colour": request.cookies.get(CARDS_COOKIE) == "4",
         "nav": nav,
