@@ -40,7 +40,6 @@ from typing import Any, get_type_hints
 
 from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
-from starlette._utils import get_route_path
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 from starlette.types import Scope
@@ -204,6 +203,7 @@ class LeanRouter(APIRouter):
         return self._heads
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if not get_route_path(scope).startswith(self.heads()):
+        # (under a root path, FastAPI's own matching: the route's path is the path's rest)
+        if not scope.get("root_path") and not scope["path"].startswith(self.heads()):
             return Match.NONE, {}
         return super().matches(scope)

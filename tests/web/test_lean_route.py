@@ -153,7 +153,7 @@ def test_the_json_apis_actions_are_lean() -> None:
     assert lean_plan(routes[("/api/games/{id}", "GET")]) is not None
 
 
-def routed(router_class: type[APIRouter]) -> TestClient:
+def routed(router_class: type[APIRouter], root_path: str = "") -> TestClient:
     api_router = router_class(prefix="/api")
     pages_router = router_class()
 
@@ -176,10 +176,12 @@ def routed(router_class: type[APIRouter]) -> TestClient:
     app = FastAPI()
     app.include_router(api_router)
     app.include_router(pages_router)
-    return TestClient(app, follow_redirects=False)
+    return TestClient(app, follow_redirects=False, root_path=root_path)
 
 
 ROUTED = {"lean": routed(LeanRouter), "plain": routed(APIRouter)}
+# behind a proxy that serves the site under a path of its own (uvicorn --root-path)
+UNDER_ROOT = {"lean": routed(LeanRouter, "/site"), "plain": routed(APIRouter, "/site")}
 
 
 @pytest.mark.parametrize(
@@ -197,9 +199,12 @@ ROUTED = {"lean": routed(LeanRouter), "plain": routed(APIRouter)}
         ("GET", "/api/games/7/"),
     ],
 )
-def test_a_lean_router_routes_as_fastapis_own(method: str, path: str) -> None:
-    lean = ROUTED["lean"].request(method, path)
-    plain = ROUTED["plain"].request(method, path)
+@pytest.mark.parametrize("clients", [ROUTED, UNDER_ROOT], ids=["at the root", "under a root path"])
+def test_a_lean_router_routes_as_fastapis_own(
+    method: str, path: str, clients: dict[str, TestClient]
+) -> None:
+    lean = clients["lean"].request(method, path)
+    plain = clients["plain"].request(method, path)
     assert (lean.status_code, lean.text, lean.headers.get("location")) == (
         plain.status_code,
         plain.text,
