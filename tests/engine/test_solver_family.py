@@ -18,7 +18,7 @@ from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.solver import analyse, decode_line, encode_line, solve_deal, verify_line
 from app.engine.solver.api import solve_game
 from app.engine.solver.catalogs import winnable_deals, winning_line
-from app.engine.solver.family import win_first_share
+from app.engine.solver.family import solve_family, win_first_share
 from app.engine.solver.family_search import FamilySearch, ProofSchedule
 from app.engine.solver.search import run_search
 from tests.support.brute import brute_force, small_position
@@ -150,6 +150,19 @@ def test_three_blind_mice_budget_goes_mostly_to_the_complete_search() -> None:
         "three-blind-mice", deal_from_number(4467, "three-blind-mice"), None, max_nodes=44_000
     )
     assert won.verdict == "win" and won.line is not None  # solve_deal replayed the line
+
+
+def test_double_scorpion_budget_goes_mostly_to_the_win_first_phase() -> None:
+    """Double Scorpion's win-first phase gets 90% of a budget: within 14,000 positions deal
+    3097 (undecided after 10 s with half the budget to the phase) is won by the phase, which
+    finds its line after ~11,200 positions; with half of them it stays undecided."""
+    assert win_first_share(get_variant("double-scorpion")) == 0.9
+    deal = deal_from_number(3097, "double-scorpion")
+    won = solve_deal("double-scorpion", deal, None, max_nodes=14_000)
+    assert won.verdict == "win" and won.line is not None  # solve_deal replayed the line
+    game = Game.new("double-scorpion", deal)
+    half = solve_family(game, max_seconds=None, max_nodes=14_000, win_first=0.5)
+    assert half.verdict == "unknown"
 
 
 def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
