@@ -141,7 +141,7 @@ def test_three_blind_mice_budget_goes_mostly_to_the_complete_search() -> None:
     complete search, more than half the budget) is proved lost, and deal 4467 (won; the
     complete search alone had not found it after 140,000 positions) is won by the phase."""
     assert win_first_share(get_variant("three-blind-mice")) == 0.05
-    assert win_first_share(get_variant("scorpion-tail")) == 0.5
+    assert win_first_share(get_variant("scorpion-head")) == 0.5
     lost = solve_deal(
         "three-blind-mice", deal_from_number(1571, "three-blind-mice"), None, max_nodes=44_000
     )
@@ -152,16 +152,20 @@ def test_three_blind_mice_budget_goes_mostly_to_the_complete_search() -> None:
     assert won.verdict == "win" and won.line is not None  # solve_deal replayed the line
 
 
-def test_double_scorpion_budget_goes_mostly_to_the_win_first_phase() -> None:
-    """Double Scorpion's win-first phase gets 90% of a budget: within 14,000 positions deal
-    3097 (undecided after 10 s with half the budget to the phase) is won by the phase, which
-    finds its line after ~11,200 positions; with half of them it stays undecided."""
-    assert win_first_share(get_variant("double-scorpion")) == 0.9
-    deal = deal_from_number(3097, "double-scorpion")
-    won = solve_deal("double-scorpion", deal, None, max_nodes=14_000)
+@pytest.mark.parametrize(
+    ("variant", "number", "nodes"),
+    [("double-scorpion", 3097, 14_000), ("scorpion-tail", 2692, 16_000)],
+)
+def test_budget_goes_mostly_to_the_win_first_phase(variant: str, number: int, nodes: int) -> None:
+    """Double Scorpion's and Scorpion Tail's win-first phase gets 90% of a budget: within
+    ``nodes`` positions the deal (undecided after 10 s with half the budget to the phase) is
+    won by the phase, which finds its line after ~11,200 (Double deal 3097) or ~13,800 (Tail
+    deal 2692) positions; with half the budget to the phase it stays undecided."""
+    assert win_first_share(get_variant(variant)) == 0.9
+    deal = deal_from_number(number, variant)
+    won = solve_deal(variant, deal, None, max_nodes=nodes)
     assert won.verdict == "win" and won.line is not None  # solve_deal replayed the line
-    game = Game.new("double-scorpion", deal)
-    half = solve_family(game, max_seconds=None, max_nodes=14_000, win_first=0.5)
+    half = solve_family(Game.new(variant, deal), max_seconds=None, max_nodes=nodes, win_first=0.5)
     assert half.verdict == "unknown"
 
 
