@@ -58,6 +58,11 @@ class ColumnView:
     label: str
     offsets: int  # fan steps the column needs (for CSS to fit it to the screen)
     hint_dst: bool = False
+    down: int = 0  # face-down cards (for CSS)
+    up: int = 1  # face-up cards above the deepest one, at least 1 (for CSS)
+    # What the column was made of (``_column``'s arguments): a cheap key for the caches of
+    # rendered markup (``app.web.rendering``).
+    key: tuple[object, ...] = ()
 
 
 @dataclass(slots=True)
@@ -187,27 +192,26 @@ class HintView:
 _NONE: frozenset[int] = frozenset()
 
 
+@lru_cache(maxsize=4096)
+def _card(i: int, code: str | None, selected: bool, hint_src: bool) -> CardView:
+    """The card at index ``i`` of a column (``code`` None: face down). Shared, never changed."""
+    if code is None:
+        return CardView(index=i, code=None, name="face-down card")
+    return CardView(index=i, code=code, name=card_name(code), selected=selected, hint_src=hint_src)
+
+
 @lru_cache(maxsize=4096)  # a move changes one to three columns: the others are found here
 def _column(
     c: int, col: tuple[str | None, ...], sel: int | None, hint_src: frozenset[int], dst: bool
 ) -> ColumnView:
     """Column ``c`` (its cards ``col``; ``sel``: the index of its selected card; ``hint_src``:
     the indexes of its cards a hint moves; ``dst``: a hint's target). Shared, never changed."""
-    cards = []
-    for i, code in enumerate(col):
-        if code is None:
-            cards.append(CardView(index=i, code=None, name="face-down card"))
-        else:
-            cards.append(
-                CardView(
-                    index=i,
-                    code=code,
-                    name=card_name(code),
-                    selected=sel == i,
-                    hint_src=i in hint_src,
-                )
-            )
-    down = sum(1 for code in col if code is None)
+    # (a face-down card is never selected nor moved by a hint: its flags stay False)
+    cards = [
+        _card(i, code, code is not None and sel == i, code is not None and i in hint_src)
+        for i, code in enumerate(col)
+    ]
+    down = col.count(None)
     if col:
         top = col[-1]
         label = (
@@ -217,7 +221,16 @@ def _column(
         )
     else:
         label = f"Column {c + 1}: empty"
-    return ColumnView(index=c, cards=cards, label=label, offsets=max(1, len(col) - 1), hint_dst=dst)
+    return ColumnView(
+        index=c,
+        cards=cards,
+        label=label,
+        offsets=max(1, len(col) - 1),
+        hint_dst=dst,
+        down=down,
+        up=max(len(col) - 1 - down, 1),
+        key=(c, col, sel, hint_src, dst),
+    )
 
 
 def board_view(
