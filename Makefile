@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: run test lint bench bench-floor bench-pg bench-load bench-solver bench-sse bench-ui venv
+.PHONY: run test lint bench bench-floor bench-instr bench-pg bench-load bench-solver bench-sse bench-ui venv
 
 # The venv, made with $(PYTHON) (>= 3.11); on Debian python3-venv is installed first if missing.
 $(PY):
@@ -19,16 +19,17 @@ run: $(PY)
 	$(PY) -m alembic upgrade head
 	$(PY) -m uvicorn app.main:app --host 127.0.0.1 --port 8000
 
-# Install what the tests need (Debian's chromium, docker-compose and caddy when missing, then
-# the pip packages), lint, then the whole suite: everything but the browser tests, then the
-# browser tests in their own pytest call (sync Playwright must not share a process with the
-# async tests). Any non-zero pytest exit fails the target, 5 ("no tests collected") included.
+# Install what the tests need (Debian's chromium, docker-compose, caddy and valgrind when
+# missing, then the pip packages), lint, then the whole suite: everything but the browser
+# tests, then the browser tests in their own pytest call (sync Playwright must not share a
+# process with the async tests). Any non-zero pytest exit fails the target, 5 ("no tests
+# collected") included.
 # Each call spreads its tests over TEST_WORKERS processes (pytest-xdist; each process makes its
 # own databases, servers on free ports and browser): here about 6 min instead of 13-15 for the
 # first call, 3.5 instead of 6.5 for the browser tests. TEST_WORKERS=1 runs them one by one.
 TEST_WORKERS ?= 2
 test: $(PY)
-	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh test
+	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh test instr
 	$(PIP) install -q -e '.[test]'
 	$(MAKE) --no-print-directory lint
 	$(PY) -m pytest --ignore=tests/e2e -n $(TEST_WORKERS)
@@ -77,6 +78,13 @@ bench-ui: $(PY)
 bench-floor: $(PY)
 	$(PIP) install -q -e '.[test]'
 	$(PY) -m scripts.bench_floor --rounds $(or $(ROUNDS),3)
+
+# The same paths counted, not timed: instructions per request in process, under valgrind
+# (installed when missing); deterministic, for comparing two versions on a noisy machine.
+bench-instr: $(PY)
+	$(PIP) install -q -e '.[test]'
+	PYTHON=$(PY) sh scripts/ensure-system-deps.sh instr
+	$(PY) -m scripts.bench_instr
 
 # PostgreSQL's cost of a player action (docs/capacity.md): transactions, rows and WAL bytes
 # per action, app and database CPU per action, on a fresh database at 127.0.0.1:5432.

@@ -6,6 +6,7 @@
 #   scripts/ensure-system-deps.sh test   what the test suite runs besides Python: Chromium
 #                                        (/usr/bin/chromium, browser tests), docker-compose
 #                                        (validates docker-compose.yml) and caddy (proxy test)
+#   scripts/ensure-system-deps.sh instr  valgrind (make bench-instr counts instructions with it)
 #
 # Idempotent and quick: when everything is present it only looks, and never runs
 # `apt-get update`. When something is missing it uses apt-get as root, sudo otherwise, and
@@ -49,12 +50,17 @@ check_test() {
     command -v caddy >/dev/null 2>&1 || need caddy
 }
 
+check_instr() {
+    command -v valgrind >/dev/null 2>&1 || need valgrind
+}
+
 [ "$#" -gt 0 ] || set -- venv test
 for what in "$@"; do
     case "$what" in
         venv) check_venv ;;
         test) check_test ;;
-        *) echo "usage: $0 [venv] [test]" >&2; exit 2 ;;
+        instr) check_instr ;;
+        *) echo "usage: $0 [venv] [test] [instr]" >&2; exit 2 ;;
     esac
 done
 
@@ -90,7 +96,7 @@ $as_root env DEBIAN_FRONTEND=noninteractive apt-get $lock install -y -q \
 # Believe only what is now on the machine.
 missing=""
 for what in "$@"; do
-    case "$what" in venv) check_venv ;; test) check_test ;; esac
+    case "$what" in venv) check_venv ;; test) check_test ;; instr) check_instr ;; esac
 done
 if [ -n "$missing" ]; then
     echo "ensure-system-deps: still missing after apt-get install: $missing" >&2

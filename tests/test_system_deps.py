@@ -20,7 +20,8 @@ echo "$@" >> "$FAKE_LOG"
 for arg in "$@"; do
     case "$arg" in
         chromium) touch "$FAKE_BIN/chromium"; chmod +x "$FAKE_BIN/chromium" ;;
-        docker-compose|caddy) printf '#!/bin/sh\\n' > "$FAKE_BIN/$arg"; chmod +x "$FAKE_BIN/$arg" ;;
+        docker-compose|caddy|valgrind)
+            printf '#!/bin/sh\\n' > "$FAKE_BIN/$arg"; chmod +x "$FAKE_BIN/$arg" ;;
     esac
 done
 """
@@ -97,3 +98,13 @@ def test_an_install_that_did_not_help_fails(tmp_path: Path) -> None:
 def test_an_unknown_request_is_a_usage_error(tmp_path: Path) -> None:
     result = _run({**os.environ}, "everything")
     assert result.returncode == 2 and "usage:" in result.stderr
+
+
+def test_instr_installs_valgrind_for_the_instruction_benchmark(tmp_path: Path) -> None:
+    env = _machine(tmp_path, uid=0, present=("chromium", "docker-compose", "caddy"))
+    assert _run(env, "test").returncode == 0 and _apt_calls(env) == []
+    result = _run(env, "test", "instr")
+    assert result.returncode == 0, result.stderr
+    update, install = _apt_calls(env)
+    assert install.split()[-1] == "valgrind"
+    assert _run(env, "instr").returncode == 0 and len(_apt_calls(env)) == 2
