@@ -124,8 +124,9 @@ def describe_change(
     if before is not None:
         if action != "undo":
             for c, (old, new) in enumerate(zip(before.columns, after.columns, strict=True)):
-                old_down = sum(1 for x in old if x is None)
-                new_down = sum(1 for x in new if x is None)
+                if old == new:
+                    continue
+                old_down, new_down = old.count(None), new.count(None)
                 if new_down < old_down and len(new) > new_down and new[new_down]:
                     turned = card_name(new[new_down] or "")
                     parts.append(f"Turned up the {turned} in column {c + 1}.")
