@@ -184,6 +184,50 @@ def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
     return result.verdict, s.reserve_joins_taken, s.run_joins_taken
 
 
+def _cell_join_search(game: Game, *, joins: bool) -> tuple[str, int]:
+    """(verdict, cell joins taken) of the complete search alone (no proof of loss, no
+    win-first phase), ``cell_join`` on or off."""
+    s = FamilySearch(game)
+    s.prove = False
+    s.cell_joins = joins
+    result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
+    return result.verdict, s.cell_joins_taken
+
+
+@pytest.mark.parametrize("chain", [0.3, 0.7])
+def test_how_they_run_cell_joins_keep_every_verdict(chain: float) -> None:
+    """A cell card onto its successor lying at a column's open end on its own successor
+    (``cell_join``), taken as the only move, changes no verdict: on small positions of How
+    They Run where it fires, the complete search with the rule agrees with the search without
+    it and, where one run is in play, with brute force through the engine; losses and wins
+    alike."""
+    wins = losses = fired = 0
+    for seed in range(200):
+        for two in (False, True):
+            game = small_position("how-they-run", seed, two=two, chain=chain)
+            verdict, joins = _cell_join_search(game, joins=True)
+            if not joins:
+                continue
+            fired += 1
+            assert verdict == _cell_join_search(game, joins=False)[0], (seed, two)
+            if not two:
+                assert (verdict == "win") == brute_force(game), seed
+            wins += verdict == "win"
+            losses += verdict == "loss"
+    assert wins >= 30 and losses >= 10 and fired >= 80, (wins, losses, fired)
+
+
+def test_the_cell_join_is_only_taken_where_its_lemma_holds() -> None:
+    """With three cells or more (Scorpion Head), a stock, reserves, alternate colours or several
+    decks the lemma fails: the rule is on in How They Run only."""
+    on = {
+        name
+        for name, v in ALL_VARIANTS.items()
+        if not v.plain and FamilySearch(Game.new(name, deal_from_number(1, name))).cell_joins
+    }
+    assert on == {"how-they-run"}
+
+
 @pytest.mark.parametrize("chain", [0.0, 0.6])
 def test_three_blind_mice_sure_joins_keep_every_verdict(chain: float) -> None:
     """A reserve card onto its exposed successor (``reserve_join``) and a card onto its

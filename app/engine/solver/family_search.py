@@ -148,8 +148,20 @@ class FamilySearch:
             and not v.stock
             and not v.empty_accepts_any
         )
+        # How They Run: a cell card joins its successor lying on its own parent, as the only
+        # move (``cell_join``); its lemma needs one deck, same-suit building, no stock, no
+        # reserve, at most two cells and empty columns for Kings only
+        self.cell_joins = (
+            v.decks == 1
+            and not v.alternate
+            and 0 < v.cells <= 2
+            and not v.reserves
+            and not v.stock
+            and not v.empty_accepts_any
+        )
         self.reserve_joins_taken = 0
         self.run_joins_taken = 0
+        self.cell_joins_taken = 0
         self.dead_checks = 0
         self.dead_cuts = 0
         # when the proof is tried on a position worth proving (see ``_prove``)
@@ -280,6 +292,11 @@ class FamilySearch:
             if join is not None:
                 self.run_joins_taken += 1
                 return [join]
+        if self.cell_joins:
+            join = self.cell_join()
+            if join is not None:
+                self.cell_joins_taken += 1
+                return [join]
         scored = self.scored_moves()
         scored.sort(key=lambda s: -s[0])
         return [m for _, m in scored]
@@ -347,6 +364,41 @@ class FamilySearch:
                     if i >= hidden[a] and (i == 0 or col[i - 1] % 13 != 0):
                         return (COL, a, i, t)
                     break  # one deck: x lies nowhere else
+        return None
+
+    def cell_join(self) -> tuple[int, int, int, int] | None:
+        """``cell_joins`` (How They Run: one deck, same suit, at most two cells, no stock, no
+        reserve): the move of a cell card x onto its successor x + 1 lying at a column's open
+        end on its own successor x + 2 (face up), taken as the only move.
+
+        Lemma. Let Q be such a position and P' be Q after that move. If Q wins in n steps, P'
+        wins in at most n - 1. Proof, as ``reserve_join``'s: simulate a shortest winning line
+        of Q step by step from P' while "P* is Q* with x on x + 1 instead of in its cell"
+        holds. x is not a King, so in Q* it leaves its cell only onto x + 1 (no cell-to-cell
+        step, empty columns take Kings only); nothing but x lands on x + 1 (one deck, same
+        suit, no stock); x + 1 lies on x + 2 and leaves it only into a cell (x + 2 is its only
+        parent) or with a group it leads onto x + 2 again, which cannot happen while it lies
+        there. The one step of Q* that P* cannot copy is x + 1 alone into a cell (P* would
+        need two steps), and a shortest line never takes it while x is in a cell: then both
+        cells are full (x and x + 1) until x + 1 comes back onto x + 2, the only way either
+        card leaves its cell; meanwhile no card goes into a cell, nothing but x + 1 lands on
+        x + 2, and x + 2 moves exactly as it would with x + 1 on it, so dropping the two steps
+        gives a shorter line. Every other step of Q* is legal in P* (a group is checked by its
+        leading card only; P* has every cell Q* has free, and x's cell too); the relation ends
+        as in ``reserve_join`` ((a) Q* lays x on x + 1: one step saved; (b) a run completes
+        through x + 1 and x in P* only, x an Ace: by induction). With three cells or more the
+        lemma fails (x + 2 could go into a third cell), as it does with a stock, several
+        decks or alternate colours (x + 1 takes other cards than x)."""
+        cols, hidden, parents = self.cols, self.hidden, self.parents
+        for k, x in enumerate(self.cells):
+            if x < 0:
+                continue
+            for p in parents[x]:
+                for b in range(self.ncols):
+                    col = cols[b]
+                    n = len(col)
+                    if n >= 2 and col[-1] == p and n - 2 >= hidden[b] and col[-2] in parents[p]:
+                        return (CELL, k, 0, b)
         return None
 
     def scored_moves(self) -> list[tuple[int, tuple[int, int, int, int]]]:
