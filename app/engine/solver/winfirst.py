@@ -12,6 +12,8 @@ away. Before it, ``solve_family`` gives this phase a share of the budget:
   A run that meets its limit is abandoned and the next one starts; a run that exhausts its
   pruned tree ends the phase (every run explores the same pruned positions, only in another
   order), proving nothing.
+- **sure joins** where a lemma keeps a shortest winning line (How They Run's ``cell_join``,
+  ``family_search.py``), taken as the only move, as in the complete search;
 - **strong pruning** (unsound for a loss, harmless for a win): a face-up card that lies on a
   card it fits on is never picked up off it (the group keeps moving along with the card under
   it), and a column's exposed card goes into a free cell only when that turns a face-down card
@@ -67,6 +69,11 @@ class _WinFirst(FamilySearch):
         self.noise = noise
 
     def gen_moves(self) -> list[tuple[int, int, int, int]]:
+        if self.cell_joins:  # How They Run: a sure join keeps a shortest winning line
+            join = self.cell_join()
+            if join is not None:
+                self.cell_joins_taken += 1
+                return [join]
         cols, hidden, parents = self.cols, self.hidden, self.parents
         kept: list[tuple[float, tuple[int, int, int, int]]] = []
         loose: set[int] | None = None
