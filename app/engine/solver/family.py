@@ -70,6 +70,7 @@ def solve_family(
     s = FamilySearch(game)
     s.prove = s.prove and prune
     s.sure_joins = s.sure_joins and prune
+    s.cell_joins = s.cell_joins and prune
     won = s.done == s.runs_needed
 
     def complete(seconds: float | None, nodes: int | None, *, proved: bool) -> SearchResult:
@@ -106,4 +107,5 @@ def _stats(s: FamilySearch) -> dict[str, int]:
         "dead_cuts": s.dead_cuts,
         "reserve_joins": s.reserve_joins_taken,
         "run_joins": s.run_joins_taken,
+        "cell_joins": s.cell_joins_taken,
     }
