@@ -179,19 +179,21 @@ def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
     proof of loss, no win-first phase, the sure joins on or off."""
     s = FamilySearch(game)
     s.prove = False
-    s.sure_joins = joins
+    s.sure_joins = s.run_joins = joins
     result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
     return result.verdict, s.reserve_joins_taken, s.run_joins_taken
 
 
-def _cell_join_search(game: Game, *, joins: bool) -> tuple[str, int]:
-    """(verdict, cell joins taken) of the complete search alone (no proof of loss, no
-    win-first phase), ``cell_join`` on or off."""
+def _cell_join_search(game: Game, *, joins: bool, runs: bool = False) -> tuple[str, int, int]:
+    """(verdict, cell joins taken, King-run joins taken) of the complete search alone (no
+    proof of loss, no win-first phase), ``cell_join`` on or off (``king_run_join`` on only
+    with ``runs``)."""
     s = FamilySearch(game)
     s.prove = False
-    s.cell_joins = joins
+    s.cell_joins = joins and s.cell_joins
+    s.run_joins = runs
     result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
-    return result.verdict, s.cell_joins_taken
+    return result.verdict, s.cell_joins_taken, s.run_joins_taken
 
 
 @pytest.mark.parametrize("chain", [0.3, 0.7])
@@ -205,7 +207,7 @@ def test_how_they_run_cell_joins_keep_every_verdict(chain: float) -> None:
     for seed in range(200):
         for two in (False, True):
             game = small_position("how-they-run", seed, two=two, chain=chain)
-            verdict, joins = _cell_join_search(game, joins=True)
+            verdict, joins, _ = _cell_join_search(game, joins=True)
             if not joins:
                 continue
             fired += 1
@@ -217,15 +219,41 @@ def test_how_they_run_cell_joins_keep_every_verdict(chain: float) -> None:
     assert wins >= 30 and losses >= 10 and fired >= 80, (wins, losses, fired)
 
 
+@pytest.mark.parametrize(("variant", "chain"), [("how-they-run", 0.8), ("scorpion-head", 0.9)])
+def test_king_run_joins_with_cells_keep_every_verdict(variant: str, chain: float) -> None:
+    """With free cells (How They Run, Scorpion Head) a card joins its successor at the open
+    end of a King run longer than the cells can hold as the only move (``king_run_join``):
+    on small positions where it fires, the complete search with it agrees with the search
+    without it and, where one run is in play, with brute force through the engine."""
+    fired = wins = losses = 0
+    for seed in range(150):
+        for two in (False, True):
+            game = small_position(variant, seed, two=two, chain=chain)
+            verdict, _, runs = _cell_join_search(game, joins=True, runs=True)
+            if not runs:
+                continue
+            fired += 1
+            assert verdict == _cell_join_search(game, joins=True)[0], (seed, two)
+            if not two:
+                assert (verdict == "win") == brute_force(game), seed
+            wins += verdict == "win"
+            losses += verdict == "loss"
+    assert fired >= 30 and wins >= 10, (fired, wins, losses)
+
+
 def test_the_cell_join_is_only_taken_where_its_lemma_holds() -> None:
     """With three cells or more (Scorpion Head), a stock, reserves, alternate colours or several
-    decks the lemma fails: the rule is on in How They Run only."""
-    on = {
-        name
+    decks the cell join's lemma fails: the rule is on in How They Run only; the King-run
+    join's needs one deck, same-suit building and no stock."""
+    searches = {
+        name: FamilySearch(Game.new(name, deal_from_number(1, name)))
         for name, v in ALL_VARIANTS.items()
-        if not v.plain and FamilySearch(Game.new(name, deal_from_number(1, name))).cell_joins
+        if not v.plain
     }
-    assert on == {"how-they-run"}
+    assert {name for name, s in searches.items() if s.cell_joins} == {"how-they-run"}
+    # the King-run join: one deck, same suit, no stock (with cells: a run they cannot hold)
+    runs = {name for name, s in searches.items() if s.run_joins}
+    assert runs == {"three-blind-mice", "how-they-run", "scorpion-head"}
 
 
 @pytest.mark.parametrize("chain", [0.0, 0.6])

@@ -70,6 +70,7 @@ def solve_family(
     s = FamilySearch(game)
     s.prove = s.prove and prune
     s.sure_joins = s.sure_joins and prune
+    s.run_joins = s.run_joins and prune
     s.cell_joins = s.cell_joins and prune
     won = s.done == s.runs_needed
 

@@ -159,6 +159,12 @@ class FamilySearch:
             and not v.stock
             and not v.empty_accepts_any
         )
+        # ``king_run_join`` (its lemma needs one deck, same-suit building, no stock, empty
+        # columns for Kings only, and a King run longer than the cells can hold): Three Blind
+        # Mice, How They Run, Scorpion Head
+        self.run_joins = (
+            v.decks == 1 and not v.alternate and not v.stock and not v.empty_accepts_any
+        )
         self.reserve_joins_taken = 0
         self.run_joins_taken = 0
         self.cell_joins_taken = 0
@@ -288,6 +294,7 @@ class FamilySearch:
             if join is not None:
                 self.reserve_joins_taken += 1
                 return [join]
+        if self.run_joins:
             join = self.king_run_join()
             if join is not None:
                 self.run_joins_taken += 1
@@ -338,23 +345,33 @@ class FamilySearch:
         return None
 
     def king_run_join(self) -> tuple[int, int, int, int] | None:
-        """``sure_joins``: the move of the face-up card x (with everything on it) onto its
+        """``run_joins``: the move of the face-up card x (with everything on it) onto its
         successor x + 1, at the open end of a column holding exactly its suit's run from the
-        King (deepest, face up) down to x + 1, taken as the only move, unless the card under
-        x is an Ace. ``search.py``'s ``PlainSearch.forced_join`` proves its lemma (a shortest
-        winning line stays reachable) for Wasp with the stock dealt; it holds here word for
-        word: nothing but x lands on x + 1 (one deck, same suit, no stock), the cards under
-        x + 1 never land on a card of x's group (each lies on its only successor and leaves
-        only with the King carrying the column into an empty column, legal on both sides),
-        and a reserve card only ever lands on a column's exposed card, which the join leaves
-        exposed or bares (a column emptied by it is one more empty column for a King)."""
+        King (deepest, face up) down to x + 1, longer than the cells can hold, taken as the
+        only move, unless the card under x is an Ace. ``search.py``'s
+        ``PlainSearch.forced_join`` proves its lemma (a shortest winning line stays reachable)
+        for Wasp with the stock dealt; it holds here word for word: nothing but x lands on
+        x + 1 (one deck, same suit, no stock), the cards under x + 1 never land on a card of
+        x's group (each lies on its only successor and leaves only with the King carrying the
+        column into an empty column, legal on both sides), and a reserve or cell card only
+        ever lands on a column's exposed card, which the join leaves exposed or bares (a
+        column emptied by it is one more empty column for a King). With cells, a card of the
+        run may also go into a cell, which it cannot do under x's group; a shortest line never
+        does that: the run's cards take nothing but one another, so such a card only ever
+        comes back onto the card it left, and dropping the two steps leaves every other step
+        legal (more cells free), unless the whole run went into the cells and emptied its
+        column, which a run longer than the cells can hold cannot do. Where x's group stood,
+        the card under x is bare in the join's position and covered in the other: one more
+        choice, never one less (x leaves its place only onto x + 1, or alone into a cell)."""
         cols, hidden = self.cols, self.hidden
         ncols = self.ncols
+        ncells = len(self.cells)
         for t in range(ncols):
             run = cols[t]
             m = len(run)
-            # a whole run (m == 13, down to the Ace) has left already; nothing joins an Ace
-            if not 0 < m < 13 or hidden[t] or run != RUNS[run[0] // 13][:m]:
+            # a whole run (m == 13, down to the Ace) has left already; nothing joins an Ace;
+            # a run the cells can hold may be taken apart into them to empty its column
+            if not ncells < m < 13 or hidden[t] or run != RUNS[run[0] // 13][:m]:
                 continue
             x = run[-1] - 1
             for a in range(ncols):
