@@ -97,45 +97,36 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
+# partials/column.html's markup by all its macro reads (emptied when full: ~1.5 KB a column)
 _COLUMNS: dict[tuple[Any, ...], Markup] = {}
-_COLUMNS_KEPT = 2048  # ~1.5 KB each; emptied when full
 _CARDS: dict[tuple[Any, ...], Markup] = {}
-_CARDS_KEPT = 8192  # ~200 B each; emptied when full
 
 
-def _macro(name: str) -> Any:
-    return getattr(templates.env.get_template("partials/column.html").module, name)
-
-
-def column_html(col: Any, b: Any) -> Markup:
-    """One tableau column (partials/column.html), rendered once per distinct column: a move
-    changes one to three of a board's columns, so the play page after it finds the others
-    here. The key is everything the macro reads (``col.key``: what the column was made of)."""
-    key = (b.empty_any, b.sel, bool(b.sel_pile), col.key)
-    html = _COLUMNS.get(key)
+def _kept(cache: dict[tuple[Any, ...], Markup], size: int, key: Any, *call: Any) -> Markup:
+    """``cache[key]``, else the macro ``call[0]`` of partials/column.html on ``call[1:]``."""
+    html = cache.get(key)
     if html is None:
-        if len(_COLUMNS) >= _COLUMNS_KEPT:
-            _COLUMNS.clear()
-        html = _COLUMNS[key] = Markup(_macro("column")(col, b))
+        if len(cache) >= size:
+            cache.clear()
+        macro = getattr(templates.env.get_template("partials/column.html").module, call[0])
+        html = cache[key] = Markup(macro(*call[1:]))
     return html
 
 
+def column_html(col: Any, b: Any) -> Markup:
+    """One tableau column, rendered once per distinct column (``col.key``): a move changes one
+    to three of a board's columns, so the play page after it finds the others here."""
+    return _kept(_COLUMNS, 2048, (b.empty_any, b.sel, bool(b.sel_pile), col.key), "column", col, b)
+
+
 def cards_html(col: Any) -> Markup:
-    """A column's cards (the ``card`` macro of partials/column.html), each rendered once per
-    card, place and flags: a column a move changed keeps all but its last card or two as they
-    were, so an htmx answer renders only those (~3 us a card through the macro)."""
-    cards = col.cards
-    last = len(cards) - 1
-    c = col.index
+    """A column's cards, each rendered once per card, place and flags: a column a move changed
+    keeps all but its last card or two as they were, so an htmx answer renders only those."""
+    c, last = col.index, len(col.cards) - 1
     out = []
-    for card in cards:
-        key = (c, card.index, card.code, card.selected, card.hint_src, card.index == last)
-        html = _CARDS.get(key)
-        if html is None:
-            if len(_CARDS) >= _CARDS_KEPT:
-                _CARDS.clear()
-            html = _CARDS[key] = Markup(_macro("card")(c, card, card.index == last))
-        out.append(html)
+    for x in col.cards:
+        key = (c, x.index, x.code, x.selected, x.hint_src, x.index == last)
+        out.append(_kept(_CARDS, 8192, key, "card", c, x, x.index == last))
     return Markup("".join(out))
 
 
