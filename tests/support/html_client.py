@@ -44,6 +44,24 @@ class Browser:
             return self.post(f"/games/{gid}/move", data, **kw)
         return self.post(f"/games/{gid}/{action[0]}", {"version": version}, **kw)
 
+    def act_htmx(self, gid: str, game: Game, action: tuple[Any, ...], version: int) -> Any:
+        """``action`` on game ``gid`` as htmx sends it, and on ``game``, its mirror in the
+        engine: the answer, a 200 with the blocks the action changed."""
+        r = self.act(gid, action, version, headers=HTMX)
+        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
+        game.apply(action)
+        return r
+
+
+def next_action(game: Game, k: int) -> tuple[Any, ...] | None:
+    """The ``k``-th useful move in turn (round robin over the hints), the deal when none is
+    left, None when neither is."""
+    hints = game.hints()
+    if hints:
+        m = hints[k % len(hints)]
+        return ("move", m.from_column, m.from_index, m.to_column)
+    return ("deal",) if game.can_deal else None
+
 
 def csrf_of(html: str) -> str:
     m = re.search(r'name="csrf_token" value="([^"]+)"', html)

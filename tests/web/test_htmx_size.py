@@ -13,7 +13,7 @@ from sqlalchemy import Engine, text
 from app.engine import Game, deal_from_number, parse_deal
 from tests.support.cards import make_game
 from tests.support.deals import LONG_DEAL, LONG_LINE
-from tests.support.html_client import HTMX, Browser, shown_cards, version_of
+from tests.support.html_client import HTMX, Browser, next_action, shown_cards, version_of
 
 LIMIT = 8 * 1024  # bytes of the answer's body
 
@@ -36,9 +36,7 @@ def test_long_columns_answer_under_8_kb(browser: Browser) -> None:
     version = 1
     most = (0, 0)  # (face-up cards re-sent, bytes) of the answer re-sending the most cards
     for action in LONG_LINE:
-        r = browser.act(gid, action, version, headers=HTMX)
-        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
-        game.apply(action)
+        r = browser.act_htmx(gid, game, action, version)
         version += 1
         cards = len(shown_cards(r.text))
         assert len(r.content) < LIMIT, f"{action}: {len(r.content)} bytes, {cards} face-up cards"
@@ -59,17 +57,10 @@ def test_hints_round_robin_answers_under_8_kb(browser: Browser, number: int) -> 
     version = version_of(browser.get(f"/games/{gid}").text)
     sizes = []
     for k in range(150):
-        hints = game.hints()
-        if hints:
-            m = hints[k % len(hints)]
-            action: tuple[object, ...] = ("move", m.from_column, m.from_index, m.to_column)
-        elif game.can_deal:
-            action = ("deal",)
-        else:
+        action = next_action(game, k)
+        if action is None:
             break
-        r = browser.act(gid, action, version, headers=HTMX)
-        assert r.status_code == 200 and "<hx-partial" in r.text, r.text[:300]
-        game.apply(action)
+        r = browser.act_htmx(gid, game, action, version)
         version += 1
         sizes.append(len(r.content))
         assert len(r.content) < LIMIT, f"{action}: {len(r.content)} bytes"
