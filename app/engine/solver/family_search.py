@@ -36,10 +36,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   reserve slots (keys hold them as multisets); a whole column moved into an empty column only
   renames the column, and is tried only while the stock holds cards and one of the two columns
   is reached by the deal.
-- Three Blind Mice: sure joins are taken as the only move: a reserve card onto its successor
-  at a column's open end (``FamilySearch.reserve_join``), and a card onto its successor at
-  the open end of a King-down run (``FamilySearch.king_run_join``); each has its lemma: a
-  shortest winning line stays reachable.
+- Sure joins are taken as the only move, each where its lemma holds (a shortest winning line
+  stays reachable): in Three Blind Mice a reserve card onto its successor at a column's open
+  end (``FamilySearch.reserve_join``); in Three Blind Mice, How They Run and Scorpion Head a
+  card onto its successor at the open end of a King-down run longer than the cells can hold
+  (``FamilySearch.king_run_join``); in How They Run a cell card onto its successor lying on
+  its own successor (``FamilySearch.cell_join``).
 - A position proved lost by ``proof.py`` (a "must leave first" proof that holds in every
   variant: alternate colours, several decks, reserves, cells) is not expanded. The proof runs
   at the start, after a deal and after a step onto a card or into the last empty column (no
