@@ -10,6 +10,7 @@ must win when replayed through the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -174,26 +175,45 @@ def test_budget_goes_mostly_to_the_win_first_phase(variant: str, number: int, no
     assert half.verdict == "unknown"
 
 
-def _complete_search(game: Game, *, joins: bool) -> tuple[str, int, int]:
-    """(verdict, reserve joins taken, King-run joins taken) of the complete search alone: no
-    proof of loss, no win-first phase, the sure joins on or off."""
-    s = FamilySearch(game)
-    s.prove = False
-    s.sure_joins = s.run_joins = joins
-    result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
-    return result.verdict, s.reserve_joins_taken, s.run_joins_taken
+RULES = ("sure_joins", "run_joins", "cell_joins")
 
 
-def _cell_join_search(game: Game, *, joins: bool, runs: bool = False) -> tuple[str, int, int]:
-    """(verdict, cell joins taken, King-run joins taken) of the complete search alone (no
-    proof of loss, no win-first phase), ``cell_join`` on or off (``king_run_join`` on only
-    with ``runs``)."""
+def _complete_search(game: Game, **rules: bool) -> tuple[str, FamilySearch]:
+    """The complete search alone (no proof of loss, no win-first phase) with the sure joins
+    ``rules`` switches on (of ``RULES``, where the variant has them) and the others off: its
+    verdict, and the search (what it counted)."""
     s = FamilySearch(game)
     s.prove = False
-    s.cell_joins = joins and s.cell_joins
-    s.run_joins = runs
+    for rule in RULES:
+        setattr(s, rule, getattr(s, rule) and rules.get(rule, False))
     result = run_search(s, None, None, won=s.done == s.runs_needed, prove=False, stats=dict)
-    return result.verdict, s.cell_joins_taken, s.run_joins_taken
+    return result.verdict, s
+
+
+def _where_it_fires(
+    variant: str,
+    chain: float,
+    seeds: int,
+    on: dict[str, bool],
+    off: dict[str, bool],
+    fired: Callable[[FamilySearch], bool],
+) -> list[tuple[str, FamilySearch]]:
+    """On small positions of ``variant`` where a rule fires (``fired`` by the search with the
+    rules ``on``), the verdict with them agrees with the verdict with the rules ``off`` and,
+    where one run is in play, with brute force through the engine: each one's (verdict,
+    search with the rules on)."""
+    out = []
+    for seed in range(seeds):
+        for two in (False, True):
+            game = small_position(variant, seed, two=two, chain=chain)
+            verdict, s = _complete_search(game, **on)
+            if not fired(s):
+                continue
+            assert verdict == _complete_search(game, **off)[0], (seed, two)
+            if not two:
+                assert (verdict == "win") == brute_force(game), seed
+            out.append((verdict, s))
+    return out
 
 
 @pytest.mark.parametrize("chain", [0.3, 0.7])
@@ -203,20 +223,12 @@ def test_how_they_run_cell_joins_keep_every_verdict(chain: float) -> None:
     They Run where it fires, the complete search with the rule agrees with the search without
     it and, where one run is in play, with brute force through the engine; losses and wins
     alike."""
-    wins = losses = fired = 0
-    for seed in range(200):
-        for two in (False, True):
-            game = small_position("how-they-run", seed, two=two, chain=chain)
-            verdict, joins, _ = _cell_join_search(game, joins=True)
-            if not joins:
-                continue
-            fired += 1
-            assert verdict == _cell_join_search(game, joins=False)[0], (seed, two)
-            if not two:
-                assert (verdict == "win") == brute_force(game), seed
-            wins += verdict == "win"
-            losses += verdict == "loss"
-    assert wins >= 30 and losses >= 10 and fired >= 80, (wins, losses, fired)
+    found = _where_it_fires(
+        "how-they-run", chain, 200, {"cell_joins": True}, {}, lambda s: s.cell_joins_taken > 0
+    )
+    wins = sum(v == "win" for v, _ in found)
+    losses = sum(v == "loss" for v, _ in found)
+    assert wins >= 30 and losses >= 10 and len(found) >= 80, (wins, losses, len(found))
 
 
 @pytest.mark.parametrize(("variant", "chain"), [("how-they-run", 0.8), ("scorpion-head", 0.9)])
@@ -225,20 +237,17 @@ def test_king_run_joins_with_cells_keep_every_verdict(variant: str, chain: float
     end of a King run longer than the cells can hold as the only move (``king_run_join``):
     on small positions where it fires, the complete search with it agrees with the search
     without it and, where one run is in play, with brute force through the engine."""
-    fired = wins = losses = 0
-    for seed in range(150):
-        for two in (False, True):
-            game = small_position(variant, seed, two=two, chain=chain)
-            verdict, _, runs = _cell_join_search(game, joins=True, runs=True)
-            if not runs:
-                continue
-            fired += 1
-            assert verdict == _cell_join_search(game, joins=True)[0], (seed, two)
-            if not two:
-                assert (verdict == "win") == brute_force(game), seed
-            wins += verdict == "win"
-            losses += verdict == "loss"
-    assert fired >= 30 and wins >= 10, (fired, wins, losses)
+    found = _where_it_fires(
+        variant,
+        chain,
+        150,
+        {"cell_joins": True, "run_joins": True},
+        {"cell_joins": True},
+        lambda s: s.run_joins_taken > 0,
+    )
+    wins = sum(v == "win" for v, _ in found)
+    losses = sum(v == "loss" for v, _ in found)
+    assert len(found) >= 30 and wins >= 10, (len(found), wins, losses)
 
 
 def test_the_cell_join_is_only_taken_where_its_lemma_holds() -> None:
@@ -263,20 +272,18 @@ def test_three_blind_mice_sure_joins_keep_every_verdict(chain: float) -> None:
     move, change no verdict: on small positions where a rule fires, the complete search with
     the rules agrees with the search without them and, where one run is in play, with brute
     force through the engine; losses and wins alike, each rule many times."""
-    wins = losses = by_reserve = by_run = 0
-    for seed in range(150):
-        for two in (False, True):
-            game = small_position("three-blind-mice", seed, two=two, chain=chain)
-            verdict, reserve_joins, run_joins = _complete_search(game, joins=True)
-            if not (reserve_joins or run_joins):
-                continue
-            assert verdict == _complete_search(game, joins=False)[0], (seed, two)
-            if not two:
-                assert (verdict == "win") == brute_force(game), seed
-            wins += verdict == "win"
-            losses += verdict == "loss"
-            by_reserve += reserve_joins > 0
-            by_run += run_joins > 0
+    found = _where_it_fires(
+        "three-blind-mice",
+        chain,
+        150,
+        {"sure_joins": True, "run_joins": True},
+        {},
+        lambda s: s.reserve_joins_taken + s.run_joins_taken > 0,
+    )
+    wins = sum(v == "win" for v, _ in found)
+    losses = sum(v == "loss" for v, _ in found)
+    by_reserve = sum(s.reserve_joins_taken > 0 for _, s in found)
+    by_run = sum(s.run_joins_taken > 0 for _, s in found)
     assert wins >= 50 and losses >= 50 and by_reserve >= 100 and by_run >= 100, (
         wins,
         losses,
