@@ -102,14 +102,14 @@ _COLUMNS: dict[tuple[Any, ...], Markup] = {}
 _CARDS: dict[tuple[Any, ...], Markup] = {}
 
 
-def _kept(cache: dict[tuple[Any, ...], Markup], size: int, key: Any, *call: Any) -> Markup:
-    """``cache[key]``, else the macro ``call[0]`` of partials/column.html on ``call[1:]``."""
+def _kept(cache: dict[Any, Markup], size: int, key: Any, macro: str, *args: Any) -> Markup:
+    """``cache[key]``, else partials/column.html's macro ``macro`` on ``args``, kept there."""
     html = cache.get(key)
     if html is None:
         if len(cache) >= size:
             cache.clear()
-        macro = getattr(templates.env.get_template("partials/column.html").module, call[0])
-        html = cache[key] = Markup(macro(*call[1:]))
+        render = getattr(templates.env.get_template("partials/column.html").module, macro)
+        html = cache[key] = Markup(render(*args))
     return html
 
 
