@@ -52,6 +52,7 @@ from app.web.rendering import (
     not_found,
     refusal_message,
     render,
+    render_update,
     see_other,
 )
 from app.web.view import board_view, parse_pile_selection, parse_selection
@@ -224,20 +225,16 @@ async def _after_action(
     # copies the new version into their forms), the piles and the columns that differ.
     after = state.view
     tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
-    changed_tools = {name for name, old, new in tools if old != new}
-    ctx["tools"] = "all" if before.status != after.status else changed_tools
-    ctx["stock_changed"] = before.stock != after.stock
-    ctx["runs_changed"] = before.completed != after.completed
-    ctx["piles_changed"] = (before.reserves, before.cells) != (
-        state.view.reserves,
-        state.view.cells,
-    )
-    ctx["changed"] = {
-        c
-        for c, (old, new) in enumerate(zip(before.columns, state.view.columns, strict=True))
-        if old != new
+    changes = {
+        "tools": "all" if before.status != after.status else {n for n, x, y in tools if x != y},
+        "stock": before.stock != after.stock,
+        "runs": before.completed != after.completed,
+        "piles": (before.reserves, before.cells) != (after.reserves, after.cells),
+        "columns": {
+            c for c, (x, y) in enumerate(zip(before.columns, after.columns, strict=True)) if x != y
+        },
     }
-    return render(request, "play.html", ctx, block="update")
+    return render_update(ctx, changes)
 
 
 class MoveForm(BaseModel):

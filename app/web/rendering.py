@@ -18,8 +18,9 @@ from urllib.parse import parse_qsl, quote
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.services import GameState
 from app.services.daily import daily_label, is_daily_game
-from app.web import static_files
+from app.web import board_html, static_files
 from app.web.deps import RequestDb, get_csrf_token, get_player_id
 from app.web.examples import variant_example
 from app.web.view import board_view
@@ -97,41 +98,19 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
-# partials/column.html's markup by all its macro reads (emptied when full: ~1.5 KB a column)
-_COLUMNS: dict[tuple[Any, ...], Markup] = {}
-_CARDS: dict[tuple[Any, ...], Markup] = {}
-
-
-def _kept(cache: dict[Any, Markup], size: int, key: Any, macro: str, *args: Any) -> Markup:
-    """``cache[key]``, else partials/column.html's macro ``macro`` on ``args``, kept there."""
-    html = cache.get(key)
-    if html is None:
-        if len(cache) >= size:
-            cache.clear()
-        render = getattr(templates.env.get_template("partials/column.html").module, macro)
-        html = cache[key] = Markup(render(*args))
-    return html
-
-
-def column_html(col: Any, b: Any) -> Markup:
-    """One tableau column, rendered once per distinct column (``col.key``): a move changes one
-    to three of a board's columns, so the play page after it finds the others here."""
-    return _kept(_COLUMNS, 2048, (b.empty_any, b.sel, bool(b.sel_pile), col.key), "column", col, b)
-
-
-def cards_html(col: Any) -> Markup:
-    """A column's cards, each rendered once per card, place and flags: a column a move changed
-    keeps all but its last card or two as they were, so an htmx answer renders only those."""
-    c, last = col.index, len(col.cards) - 1
-    out = []
-    for x in col.cards:
-        key = (c, x.index, x.code, x.selected, x.hint_src, x.index == last)
-        out.append(_kept(_CARDS, 8192, key, "card", c, x, x.index == last))
-    return Markup("".join(out))
-
-
-templates.env.globals["column_html"] = column_html
-templates.env.globals["cards_html"] = cards_html
+# The parts every htmx answer re-sends, in Python (``app/web/board_html.py``): the page calls
+# the same functions.
+templates.env.globals.update(
+    column_html=board_html.column_html,
+    stock_button=board_html.stock_button,
+    moves_count=board_html.moves_count,
+    game_head=board_html.game_head,
+    runs_list=board_html.runs_list,
+    undo_button=board_html.undo_button,
+    redo_button=board_html.redo_button,
+    message_text=board_html.message_text,
+    board_fields=board_html.board_fields,
+)
 
 # The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
 # on every page), rendered once here rather than looped over on every page.
@@ -276,6 +255,22 @@ def render(
     return response
 
 
+def _html(content: str) -> Response:
+    """An HTML answer built in Python (``app/web/board_html.py``), with ``render``'s headers."""
+    return HTMLResponse(content, headers={"Vary": "HX-Request", "Cache-Control": "no-store"})
+
+
+def render_update(ctx: dict[str, Any], changes: Mapping[str, Any]) -> Response:
+    """The answer to an htmx action on the play page: the parts it changed
+    (``board_html.update_html``; the toolbar, the piles and the ending from play.html's
+    blocks, when they changed)."""
+    return _html(
+        board_html.update_html(
+            ctx, changes, lambda name: render_block(templates.env, "play.html", name, ctx)
+        )
+    )
+
+
 def see_other(url: str) -> Response:
     """The ``303`` a non-htmx form post gets back to the full page."""
     response = RedirectResponse(url, status_code=303)
@@ -345,9 +340,7 @@ def refusal_message(request: Request, csrf_token: str, message: str) -> Response
     """A refused action, answered to htmx: 200 and the reason, routed to the message line (a
     browser logs every 4xx as a failed request). The JSON API and the page without htmx
     keep their 422."""
-    ctx = base_context(request, csrf_token, "play")
-    ctx["b"] = {"error": message}
-    response = render(request, "play.html", ctx, block="message_text")
+    response = _html(board_html.error_text(message))
     response.headers["HX-Retarget"] = "#message"
     response.headers["HX-Reswap"] = "innerHTML"
     return response

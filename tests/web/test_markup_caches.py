@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
-from app.web import rendering, view
+from app.web import board_html, view
 from tests.support.html_client import Browser, version_of
 
 COLUMN = re.compile(r'<div class="col[^"]*" id="col-(\d+)".*?\n</div>', re.S)
@@ -26,8 +26,8 @@ def columns(html: str) -> dict[str, str]:
 
 def fresh(browser: Browser, path: str) -> dict[str, str]:
     """The page's columns rendered with every markup cache empty."""
-    rendering._COLUMNS.clear()
-    rendering._CARDS.clear()
+    board_html._COLUMNS.clear()
+    board_html._CARDS.clear()
     view._column.cache_clear()
     view._card.cache_clear()
     return columns(browser.get(path).text)
