@@ -42,13 +42,13 @@ _BY_CODE = {code: i for i, code in enumerate(_CODES)}
 
 
 # Indexed by physical id (up to three decks): the code never names the deck.
-_PHYSICAL_CODES = _CODES * 3
+CODES = _CODES * 3
 MAX_DECKS = 3
 
 
 def code(card: Card) -> str:
     """The two-character code of a card (or physical id), e.g. ``"7H"``, ``"TS"``."""
-    return _PHYSICAL_CODES[card]
+    return CODES[card]
 
 
 def parse_card(text: str) -> Card:

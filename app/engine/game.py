@@ -32,7 +32,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 import orjson
 
-from .cards import KING, RANK_NAMES, RUNS, SUITS, Card, code, is_red, name
+from .cards import CODES, KING, RANK_NAMES, RUNS, SUITS, Card, is_red, name
 from .deals import Deal, check_deal
 from .errors import (
     GameFinished,
@@ -813,10 +813,12 @@ class Game:
     # -- views and storage --------------------------------------------------------------
 
     def public_view(self) -> PublicView:
-        cols: list[list[str | None]] = []
-        for ci, col in enumerate(self.cols):
-            h = self.hidden[ci]
-            cols.append([None if k < h else code(card) for k, card in enumerate(col)])
+        # (a table of the codes, not a call of ``code`` per card: every request makes a view)
+        codes = CODES
+        cols: list[list[str | None]] = [
+            [*[None] * h, *[codes[c] for c in col[h:]]] if h else [codes[c] for c in col]
+            for col, h in zip(self.cols, self.hidden, strict=True)
+        ]
         return PublicView(
             variant=self.variant.name,
             columns=cols,
@@ -826,8 +828,8 @@ class Game:
             can_undo=self.can_undo,
             can_redo=self.can_redo,
             status=self.status,
-            reserves=[None if c < 0 else code(c) for c in self.reserve],
-            cells=[None if c < 0 else code(c) for c in self.cells],
+            reserves=[None if c < 0 else codes[c] for c in self.reserve],
+            cells=[None if c < 0 else codes[c] for c in self.cells],
             runs_needed=self.runs_needed,
         )
 

@@ -145,7 +145,11 @@ def encode_targets(moves: Iterable[Move]) -> str:
     def order(t: str) -> tuple[int, int]:
         return (1, int(t[1:])) if t.startswith("f") else (0, int(t))
 
-    return " ".join(f"{k}:{','.join(sorted(set(ts), key=order))}" for k, ts in sorted(out.items()))
+    items = []
+    for k in sorted(out):
+        ts = out[k]
+        items.append(f"{k}:{ts[0] if len(ts) == 1 else ','.join(sorted(set(ts), key=order))}")
+    return " ".join(items)
 
 
 def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
@@ -253,12 +257,23 @@ def board_view(
     moves: Iterable[Move] = (),
 ) -> BoardView:
     v = get_variant(variant) if variant in ALL_VARIANTS else None
-    hint_src = {(m.from_column, m.from_index) for m in hints or [] if m.from_pile == "column"}
-    hint_dst = {m.to_column for m in hints or [] if m.to_pile == "column"}
-    pile_src = {(m.from_pile, m.from_column) for m in hints or [] if m.from_pile != "column"}
-    cell_dst = {m.to_column for m in hints or [] if m.to_pile == "cell"}
+    hint_src: set[tuple[int, int]] = set()
+    hint_dst: set[int] = set()
+    pile_src: set[tuple[str, int]] = set()
+    cell_dst: set[int] = set()
+    for m in hints or ():
+        if m.from_pile == "column":
+            hint_src.add((m.from_column, m.from_index))
+        else:
+            pile_src.add((m.from_pile, m.from_column))
+        if m.to_pile == "column":
+            hint_dst.add(m.to_column)
+        elif m.to_pile == "cell":
+            cell_dst.add(m.to_column)
 
     def piles(kind: str, codes: list[str | None]) -> list[PileView]:
+        if not codes:
+            return []
         word = "Reserve card" if kind == "reserve" else "Free cell"
         out = []
         for k, code in enumerate(codes):
@@ -327,7 +342,7 @@ def board_view(
         completed=completed,
         completed_slots=[*completed, *[None] * (view.runs_needed - len(completed))],
         columns=columns,
-        tallest=max((len(c) for c in view.columns), default=0),
+        tallest=max(map(len, view.columns), default=0),
         elapsed=elapsed,
         elapsed_text=format_seconds(elapsed),
         hidden=hidden,
