@@ -31,7 +31,7 @@ from app.engine import Action, EngineError, Game
 
 from .common import add_event, stats_row
 from .errors import ActionRefused, InvalidRequest, NotFound, ServiceError, VersionConflict
-from .game_core import game_state
+from .game_core import game_state, shown_view
 from .race import report_progress
 from .ratelimit import counted_connection
 from .types import GameState
@@ -149,7 +149,7 @@ def _apply(
         raise NotFound()
     row = SimpleNamespace(**found)
     game = _take_game(row.id, row.snapshot)
-    previous = game.public_view() if with_change else None
+    previous = shown_view(row.id, row.snapshot, game) if with_change else None
     try:
         if expected_version is not None and expected_version != row.version:
             raise VersionConflict(row.version, expected_version)

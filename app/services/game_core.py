@@ -55,6 +55,17 @@ _SHOWN_KEPT = 2048  # games
 _SHOWN_LOCK = threading.Lock()
 
 
+def shown_view(game_id: str, snapshot: str, game: Game) -> PublicView:
+    """The view of ``game`` (whose snapshot is ``snapshot``): the one kept for that snapshot
+    when the last answer about the game showed it (the view before an action is the one the
+    action before it returned), else made."""
+    with _SHOWN_LOCK:
+        kept = _SHOWN.get(game_id)
+    if kept is not None and kept[0] == snapshot:
+        return kept[1][0]
+    return game.public_view()
+
+
 def _shown(game_id: str, snapshot: str, game: Game | None) -> Shown:
     """What the engine shows of ``snapshot`` (immutable values, shared between requests)."""
     if game is None:
