@@ -11,7 +11,8 @@ limits no benchmark reaches, so every action is counted), identity, CSRF, metric
 Printed: p10 and p50 (the lower deciles: the least disturbed samples on a shared machine) of
 
 - a move: ``POST /api/games/{id}/moves`` (JSON) and ``POST /games/{id}/move`` (htmx, form),
-  against the baseline's ``POST /move``;
+  against the baseline's ``POST /move``: the same game played through both paths side by
+  side, each of its moves timed on both, with a baseline move before each;
 - the full play page ``GET /games/{id}`` against the baseline's ``GET /board``;
 
 and the htmx move response's size (body bytes: median and largest).
@@ -125,40 +126,39 @@ def run(app_url: str, base_url: str, rounds: int, pages: int) -> dict[str, list[
         base.request("POST", "/move")
         base.request("GET", "/board")
     for r in range(rounds):
-        # The JSON API: a game played through, every move timed beside a baseline move.
-        _, game = app.json("POST", "/api/games", {"variant": "scorpion", "deal_number": number})
-        gid = game["id"]
+        # A game through the JSON API and the same game through the htmx forms, played side
+        # by side, each move timed on both with a baseline move before each (the two paths'
+        # order alternating): the three see the same moments of the machine, and every app
+        # request follows a baseline one, as every baseline request follows an app one.
+        games = []
+        for _ in range(2):
+            _, game = app.json("POST", "/api/games", {"variant": "scorpion", "deal_number": number})
+            games.append(game["id"])
+        api_game, htmx_game = games
         for i, action in enumerate(log):
             if action[0] != "move":
-                app.json("POST", f"/api/games/{gid}/{action[0]}")
+                app.json("POST", f"/api/games/{api_game}/{action[0]}")
+                app.form(f"/games/{htmx_game}/{action[0]}", {})
                 continue
-            first_base = (i + r) % 2 == 0  # alternate who goes first
-            if first_base:
-                out["base_move"].append(base.request("POST", "/move")[0])
-            out["api_move"].append(
-                app.json("POST", f"/api/games/{gid}/moves", _move_fields(action))[0]
-            )
-            if not first_base:
-                out["base_move"].append(base.request("POST", "/move")[0])
+            fields = _move_fields(action)
+            first, second = ("api_move", "htmx_move")[:: 1 if (i + r) % 2 else -1]
+            for path in ("base_move", first, "base_move", second):
+                if path == "base_move":
+                    seconds = base.request("POST", "/move")[0]
+                elif path == "api_move":
+                    seconds = app.json("POST", f"/api/games/{api_game}/moves", fields)[0]
+                else:
+                    seconds, body = app.form(f"/games/{htmx_game}/move", fields)
+                    out["htmx_bytes"].append(float(len(body)))
+                out[path].append(seconds)
         # The play page beside the baseline board, alternating.
         for i in range(pages):
-            order = [("base_page", base, "/board"), ("page", app, f"/games/{gid}")]
+            order = [("base_page", base, "/board"), ("page", app, f"/games/{api_game}")]
             for key, client, path in order if i % 2 else order[::-1]:
                 seconds, status, _ = client.request("GET", path)
                 if status != 200:
                     raise RuntimeError(f"GET {path}: {status}")
                 out[key].append(seconds)
-        # The HTML path as htmx sends it: the same game through the forms.
-        _, game = app.json("POST", "/api/games", {"variant": "scorpion", "deal_number": number})
-        gid = game["id"]
-        for action in log:
-            if action[0] != "move":
-                app.form(f"/games/{gid}/{action[0]}", {})
-                continue
-            base.request("POST", "/move")
-            seconds, body = app.form(f"/games/{gid}/move", _move_fields(action))
-            out["htmx_move"].append(seconds)
-            out["htmx_bytes"].append(float(len(body)))
     return out
 
 
