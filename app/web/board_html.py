@@ -19,10 +19,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from markupsafe import Markup, escape
-
 from app.web.view import BoardView, CardView, ColumnView
 from app.web.words import suit_name
+
+# What markupsafe's ``escape`` writes for each character, by one ``str.translate``: the parts
+# are plain strings (a ``Markup`` made per value and per part cost about as much as the rest of
+# an answer); the page's templates get them as ``Markup`` (``app.web.rendering``).
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+
+
+def escape(text: str) -> str:
+    """``text`` made safe to write in HTML (as markupsafe's ``escape`` writes it)."""
+    return text.translate(_ESCAPES)
+
 
 # Rendered columns and cards by everything their markup depends on (emptied when full): a move
 # changes one to three of a board's columns, and of those only the last card or two.
@@ -91,7 +100,7 @@ def _column(col: ColumnView, b: BoardView) -> str:
     return "".join(out)
 
 
-def column_html(col: ColumnView, b: BoardView) -> Markup:
+def column_html(col: ColumnView, b: BoardView) -> str:
     """One tableau column: its face-down cards as backs, its face-up cards, an empty column's
     drop slot, and a "Move here" button while a card is picked up elsewhere. Rendered once per
     distinct column (``col.key`` and the board's selection)."""
@@ -101,10 +110,10 @@ def column_html(col: ColumnView, b: BoardView) -> Markup:
         if len(_COLUMNS) >= 2048:
             _COLUMNS.clear()
         html = _COLUMNS[key] = _column(col, b)
-    return Markup(html)
+    return html
 
 
-def stock_button(b: BoardView) -> Markup:
+def stock_button(b: BoardView) -> str:
     """The stock: its button deals (disabled when it cannot), with the cards left."""
     if b.stock:
         title = f"Deal the stock: one card onto each of the first {b.stock} columns (D)"
@@ -115,28 +124,28 @@ def stock_button(b: BoardView) -> Markup:
         pile = '<span class="slot-empty"></span>'
         label = "Stock empty" if b.has_stock else "No stock"
     classes = ("" if b.stock else " empty") + (" hint-src" if b.hint_deal else "")
-    return Markup(
+    return (
         f'<button class="stock{classes}" id="deal-btn" type="submit"'
         f'{"" if b.can_deal else " disabled"} aria-keyshortcuts="D" title="{escape(title)}">'
         f'<span class="pile">{pile}</span><span class="lbl">{label}</span></button>'
     )
 
 
-def moves_count(b: BoardView) -> Markup:
+def moves_count(b: BoardView) -> str:
     """Moves made: every move and deal, undone ones included (what rankings count)."""
-    return Markup(f'<dd id="moves">{b.moves_made if b.moves_made is not None else b.moves}</dd>')
+    return f'<dd id="moves">{b.moves_made if b.moves_made is not None else b.moves}</dd>'
 
 
-def game_head(b: BoardView) -> Markup:
+def game_head(b: BoardView) -> str:
     """The game's version and status (read by static/js/board.js) and its clock."""
-    return Markup(
+    return (
         f'<dd id="game-head" data-version="{b.version}" data-status="{escape(b.status)}">'
         f'<time id="clock" data-elapsed="{b.elapsed}" data-running="{"false" if b.won else "true"}"'
         f' datetime="PT{b.elapsed}S">{escape(b.elapsed_text)}</time></dd>'
     )
 
 
-def runs_list(b: BoardView) -> Markup:
+def runs_list(b: BoardView) -> str:
     """The completed runs: a slot per run the game needs, each filled with its suit's mark."""
     slots = []
     for s in b.completed_slots:
@@ -149,48 +158,48 @@ def runs_list(b: BoardView) -> Markup:
             )
         else:
             slots.append('<li class="fslot"></li>')
-    return Markup(
+    return (
         f'<ol class="foundation runs-{b.runs_needed}" id="foundation" '
         f'aria-label="Completed runs: {len(b.completed)} of {b.runs_needed}">'
         f"{''.join(slots)}</ol>"
     )
 
 
-def undo_button(b: BoardView) -> Markup:
-    return Markup(
+def undo_button(b: BoardView) -> str:
+    return (
         f'<button type="submit" id="undo-btn"{"" if b.can_undo else " disabled"} '
         'aria-keyshortcuts="Z Control+Z" title="Undo (Z)"><span aria-hidden="true">↶</span> Undo'
         "</button>"
     )
 
 
-def redo_button(b: BoardView) -> Markup:
-    return Markup(
+def redo_button(b: BoardView) -> str:
+    return (
         f'<button type="submit" id="redo-btn"{"" if b.can_redo else " disabled"} '
         'aria-keyshortcuts="Y" title="Redo (Y)"><span aria-hidden="true">↷</span> Redo</button>'
     )
 
 
-def error_text(message: str) -> Markup:
+def error_text(message: str) -> str:
     """A refusal or an error on the message line."""
-    return Markup(f'<span class="error">{escape(message)}</span>')
+    return f'<span class="error">{escape(message)}</span>'
 
 
-def message_text(b: BoardView) -> Markup:
+def message_text(b: BoardView) -> str:
     """The message line's content: an error, the last action in words (for screen readers),
     the hints, or what is picked up."""
     if b.error:
         return error_text(b.error)
     if b.notice:
-        return Markup(f'<span class="notice sr">{escape(b.notice)}</span>')
+        return f'<span class="notice sr">{escape(b.notice)}</span>'
     if b.hints is not None:
         return _hints_text(b)
     if b.selected_label:
-        return Markup(f'<span class="sr">{escape(b.selected_label)}</span>')
-    return Markup()
+        return f'<span class="sr">{escape(b.selected_label)}</span>'
+    return ""
 
 
-def _hints_text(b: BoardView) -> Markup:
+def _hints_text(b: BoardView) -> str:
     hints = b.hints or []
     if hints:
         n = len(hints)
@@ -201,12 +210,10 @@ def _hints_text(b: BoardView) -> Markup:
             for k, h in enumerate(hints)
         )
         deal = ", and the deal" if b.can_deal else ""
-        return Markup(
-            f'<span class="hints">{n} useful move{"" if n == 1 else "s"}{deal}: {items}</span>'
-        )
+        return f'<span class="hints">{n} useful move{"" if n == 1 else "s"}{deal}: {items}</span>'
     if b.can_deal:
         cards = f"{b.stock} card{'' if b.stock == 1 else 's'}"
-        return Markup(
+        return (
             f'<span class="hints">No move is left on the board. Deal the stock ({cards}) to go '
             "on.</span>"
         )
@@ -215,14 +222,14 @@ def _hints_text(b: BoardView) -> Markup:
         if b.can_undo
         else ""
     )
-    return Markup(
+    return (
         '<span class="hints">No move is left and the stock is empty: restart this deal or start '
         f'a new game. {undo}<button type="button" class="inline" data-click="restart-btn">'
         "Restart</button></span>"
     )
 
 
-def board_fields(b: BoardView) -> Markup:
+def board_fields(b: BoardView) -> str:
     """The board form's hidden fields: the version, the picked-up card, and the one-tap
     targets (``data-targets``: where each face-up card may go now)."""
     out = [
@@ -239,7 +246,7 @@ def board_fields(b: BoardView) -> Markup:
     if b.sel_pile:
         out.append(f'<input type="hidden" name="from_pile" value="{escape(b.sel_pile[0])}">')
     out.append("</span>")
-    return Markup("".join(out))
+    return "".join(out)
 
 
 def _partial(target: str, html: str, swap: str = "") -> str:

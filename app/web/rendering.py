@@ -98,18 +98,28 @@ templates.env.globals["is_daily_game"] = is_daily_game
 templates.env.globals["daily_label"] = daily_label
 
 
+def _markup(part: Callable[..., str]) -> Callable[..., Markup]:
+    """A part of ``app/web/board_html.py`` for the templates: its (escaped) HTML as ``Markup``."""
+    return lambda *args: Markup(part(*args))
+
+
 # The parts every htmx answer re-sends, in Python (``app/web/board_html.py``): the page calls
 # the same functions.
 templates.env.globals.update(
-    column_html=board_html.column_html,
-    stock_button=board_html.stock_button,
-    moves_count=board_html.moves_count,
-    game_head=board_html.game_head,
-    runs_list=board_html.runs_list,
-    undo_button=board_html.undo_button,
-    redo_button=board_html.redo_button,
-    message_text=board_html.message_text,
-    board_fields=board_html.board_fields,
+    {
+        name: _markup(getattr(board_html, name))
+        for name in (
+            "column_html",
+            "stock_button",
+            "moves_count",
+            "game_head",
+            "runs_list",
+            "undo_button",
+            "redo_button",
+            "message_text",
+            "board_fields",
+        )
+    }
 )
 
 # The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
