@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from app.db.session import make_engine
-from app.observability import JsonFormatter
+from app.observability import PLAIN_FORMAT, JsonFormatter, PlainFormatter
 from app.web.ops import address_allowed
 from tests.conftest import alembic_config
 from tests.support.api_client import KNOWN_WIN, Player
@@ -228,3 +228,16 @@ def test_an_unusable_multiprocess_dir_falls_back_to_this_process(tmp_path: Path)
     out = _run(code, env)
     assert "not a writable directory" in out and "None" in out
     assert 'scorpion_games_won_total{variant="wasp"} 1.0' in out
+
+
+def test_plain_log_lines_read_as_the_standard_format_writes_them() -> None:
+    """The plain format keeps its time for a second: lines in the same second, in the next one
+    and hours apart read as ``logging.Formatter`` writes them (milliseconds included)."""
+    fast, standard = PlainFormatter(PLAIN_FORMAT), logging.Formatter(PLAIN_FORMAT)
+    base = 1_800_000_000.0
+    for created in (base + 0.001, base + 0.999, base + 1.5, base + 1.5, base + 7200.25, base):
+        record = logging.makeLogRecord(
+            {"name": "scorpion.access", "msg": "GET %s", "args": ("/",), "request_id": "r1"}
+        )
+        record.created, record.msecs = created, (created - int(created)) * 1000
+        assert fast.format(record) == standard.format(record)
