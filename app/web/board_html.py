@@ -20,18 +20,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.web.view import BoardView, CardView, ColumnView
+from app.web.view import html_escape as escape
 from app.web.words import suit_name
-
-# What markupsafe's ``escape`` writes for each character, by one ``str.translate``: the parts
-# are plain strings (a ``Markup`` made per value and per part cost about as much as the rest of
-# an answer); the page's templates get them as ``Markup`` (``app.web.rendering``).
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
-
-
-def escape(text: str) -> str:
-    """``text`` made safe to write in HTML (as markupsafe's ``escape`` writes it)."""
-    return text.translate(_ESCAPES)
-
 
 # Rendered columns and cards by everything their markup depends on (emptied when full): a move
 # changes one to three of a board's columns, and of those only the last card or two.

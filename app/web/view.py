@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from app.engine import ALL_VARIANTS, Move, PublicView, get_variant
 from app.web.words import (
@@ -22,6 +22,15 @@ from app.web.words import (
     short_move,
     with_rest,
 )
+
+# What markupsafe's ``escape`` writes for each character, by one ``str.translate`` (markupsafe
+# makes a ``Markup`` of every value it escapes, in Python: ~1 us each).
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+
+
+def html_escape(text: str) -> str:
+    """``text`` made safe to write in HTML, as markupsafe's ``escape`` writes it."""
+    return text.translate(_ESCAPES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,10 +326,10 @@ def board_view(
         selected_label = (
             f"Picked up the {card_name(code or '')}{rest}: now choose the column it goes to."
         )
-    # (Markup's own .format runs string.Formatter in Python: ~10 us a board.)
+    # (an f-string: Markup's own .format runs string.Formatter in Python, ~10 us a board)
     hidden = Markup(
-        f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
-        f'<input type="hidden" name="version" value="{escape(str(version))}">'
+        f'<input type="hidden" name="csrf_token" value="{html_escape(csrf_token)}">'
+        f'<input type="hidden" name="version" value="{version:d}">'
     )
     completed = list(view.completed)
     return BoardView(

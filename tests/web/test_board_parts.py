@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
 from app.engine.solver import winnable_deals, winning_line
-from app.web import board_html
+from app.web import view
 from app.web.board_html import message_text
 from app.web.view import board_view
 from tests.support.html_client import HTMX, Browser, version_of
@@ -151,4 +151,4 @@ def test_the_message_line_escapes_what_it_shows() -> None:
 
 @pytest.mark.parametrize("text", ["", "plain", "<a href=\"x\">'&'</a>", "&amp; &#39; é ♠"])
 def test_the_parts_escape_as_the_templates_do(text: str) -> None:
-    assert board_html.escape(text) == str(markupsafe.escape(text))
+    assert view.html_escape(text) == str(markupsafe.escape(text))
