@@ -11,14 +11,16 @@ and prints the instructions per request of ``make bench-floor``'s paths:
 - a move: the JSON API (``POST /api/games/{id}/moves``) and the htmx form
   (``POST /games/{id}/move``), each playing games of ``bench_floor``'s log (moves, with the
   log's deals, undos and redos: every action is counted), against the baseline's ``POST /move``;
+- the same two paths playing forward only (``api_fresh``, ``htmx_fresh``: ``fresh_games``),
+  every position new, so no cache of views or markup is found warm by an undo or a redo;
 - the full play page ``GET /games/{id}`` against the baseline's ``GET /board``.
 
 Each figure is the difference between two runs that differ only in the number of measured
-requests (one game and three; 100 requests and 500), so start-up, imports, migrations and
-warm-up cancel out: a rerun gives the same figures to within about 1%. What it leaves out is
-what every request pays outside the application, the same for the app and the baseline:
-uvicorn's HTTP parsing and the kernel's networking (``docs/capacity.md``, "Seventh pass", has
-the model that joins the two benchmarks).
+requests (one game and three, two fresh games and ten; 100 requests and 500), so start-up,
+imports, migrations and warm-up cancel out: a rerun gives the same figures to within about
+1%. What it leaves out is what every request pays outside the application, the same for the
+app and the baseline: uvicorn's HTTP parsing and the kernel's networking (``docs/capacity.md``,
+"Seventh pass", has the model that joins the two benchmarks).
 
     python -m scripts.bench_instr [--paths api_move,htmx_move,...] [--jobs 2]
 
@@ -48,11 +50,50 @@ PATHS: dict[str, tuple[int, int, str]] = {
     "base_move": (100, 500, "request"),
     "api_move": (1, 3, "game"),
     "htmx_move": (1, 3, "game"),
+    "api_fresh": (2, 10, "fresh game"),
+    "htmx_fresh": (2, 10, "fresh game"),
     "base_page": (100, 500, "request"),
     "page": (100, 500, "request"),
 }
 LOG_LENGTH = 320  # actions a game (bench_floor's log), plus the request that starts it
-REFERENCE = {"api_move": "base_move", "htmx_move": "base_move", "page": "base_page"}
+REFERENCE = {
+    "api_move": "base_move",
+    "htmx_move": "base_move",
+    "api_fresh": "base_move",
+    "htmx_fresh": "base_move",
+    "page": "base_page",
+}
+FRESH_GAMES = 10
+
+
+def fresh_games() -> list[tuple[int, list[tuple[Any, ...]]]]:
+    """Games played the way a player goes forward: no undo, every position new (the log's
+    undos and redos bring positions back, which the app's caches of views and markup
+    remember): from deal 1001 on, the deal's useful moves taken in turn, the deal when none
+    is left, up to 80 actions; games shorter than 30 are skipped."""
+    from app.engine import Game, deal_from_number
+
+    games: list[tuple[int, list[tuple[Any, ...]]]] = []
+    number = 1000
+    while len(games) < FRESH_GAMES:
+        number += 1
+        game = Game.new("scorpion", deal_from_number(number, "scorpion"))
+        actions: list[tuple[Any, ...]] = []
+        for step in range(80):
+            hints = game.hints()
+            if hints:
+                m = hints[(step * 7) % len(hints)]
+                action: tuple[Any, ...] = ("move", m.from_column, m.from_index, m.to_column)
+            elif game.can_deal:
+                action = ("deal",)
+            else:
+                break
+            game.apply(action)
+            actions.append(action)
+        if len(actions) >= 30:
+            games.append((number, actions))
+    return games
+
 
 Asgi = Callable[..., Coroutine[Any, Any, None]]
 
@@ -151,6 +192,14 @@ async def _inner(path: str, count: int) -> None:
             await d.call("GET", f"/games/{game['id']}")
         return
     await d.call("GET", "/")  # warm-up: templates compiled, caches made
+    if path.endswith("_fresh"):
+        # every run plans all the games (its cost cancels out) and plays ``count`` of them
+        for number, actions in fresh_games()[:count]:
+            new = {"variant": "scorpion", "deal_number": number}
+            game = await d.json("POST", "/api/games", new)
+            for action in actions:
+                await _act(d, path.replace("_fresh", "_move"), game["id"], action)
+        return
     for k in range(count):  # every game a new one: its columns are new to every cache
         number, log = long_log(LOG_LENGTH, seed=11 + k)
         game = await d.json("POST", "/api/games", {"variant": "scorpion", "deal_number": number})
@@ -202,7 +251,10 @@ def _instructions(path: str, count: int, template_db: Path) -> int:
 def per_request(path: str, template_db: Path, pool: ThreadPoolExecutor) -> float:
     first, second, unit = PATHS[path]
     a, b = pool.map(lambda n: _instructions(path, n, template_db), (first, second))
-    requests = (second - first) * (LOG_LENGTH + 1 if unit == "game" else 1)
+    if unit == "fresh game":
+        requests = sum(len(actions) + 1 for _, actions in fresh_games()[first:second])
+    else:
+        requests = (second - first) * (LOG_LENGTH + 1 if unit == "game" else 1)
     return (b - a) / requests
 
 
@@ -216,6 +268,8 @@ def report(figures: dict[str, float]) -> str:
         "base_move": "baseline POST /move",
         "api_move": "app move (JSON API)",
         "htmx_move": "app move (htmx form)",
+        "api_fresh": "JSON, every position new",
+        "htmx_fresh": "htmx, every position new",
         "base_page": "baseline GET /board",
         "page": "app play page (full)",
     }

@@ -15,7 +15,9 @@ import pytest
 from tests.support.server import REPO, migrate, sqlite_database
 
 
-@pytest.mark.parametrize("path", ["base_move", "api_move", "htmx_move", "base_page", "page"])
+@pytest.mark.parametrize(
+    "path", ["base_move", "api_move", "htmx_move", "api_fresh", "htmx_fresh", "base_page", "page"]
+)
 def test_each_path_runs_in_process(tmp_path: Path, path: str) -> None:
     url = sqlite_database(tmp_path, "app.db")
     migrate(url)
