@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.web.view import BoardView, CardView, ColumnView
+from app.web.view import BoardView, ColumnView
 from app.web.view import html_escape as escape
-from app.web.words import suit_name
+from app.web.words import card_name, suit_name
 
 # Rendered columns and cards by everything their markup depends on (emptied when full): a move
 # changes one to three of a board's columns, and of those only the last card or two.
@@ -29,37 +29,43 @@ _COLUMNS: dict[tuple[Any, ...], str] = {}
 _CARDS: dict[tuple[Any, ...], str] = {}
 
 _DOWN = (
-    '\n<i class="card down{}" role=img aria-label="face-down card">'
+    '\n<i class="card down" role=img aria-label="face-down card">'
     '<svg role=none><use href="#back"/></svg></i>'
 )
+_DOWN_TOP = _DOWN.replace("card down", "card down top", 1)
 
 
-def card_html(c: int, card: CardView, last: bool) -> str:
-    """One card of column ``c`` (``last``: its open end). A face-up card is its picture (a
-    symbol of partials/sprite.html), its name and the link that picks it up without JavaScript
-    (``?select=<column>-<index>``, read by static/js/board.js too)."""
-    top = " top" if last else ""
-    if card.code is None:
-        return _DOWN.format(top)
-    flags = top + (" sel" if card.selected else "") + (" hint-src" if card.hint_src else "")
-    picked = ", picked up" if card.selected else ""
-    code = escape(card.code)
+def card_html(c: int, i: int, code: str, selected: bool, hint_src: bool, last: bool) -> str:
+    """The face-up card ``code`` at index ``i`` of column ``c`` (``last``: its open end): its
+    picture (a symbol of partials/sprite.html), its name and the link that picks it up without
+    JavaScript (``?select=<column>-<index>``, read by static/js/board.js too)."""
+    flags = (" top" if last else "") + (" sel" if selected else "")
+    if hint_src:
+        flags += " hint-src"
+    picked = ", picked up" if selected else ""
+    name, code = escape(card_name(code)), escape(code)
     return (
-        f'\n<a class="card {code[1]}{flags}" href="?select={c}-{card.index}" '
-        f'aria-label="{escape(card.name)}{picked}"><svg role=none><use href="#c-{code}"/></svg></a>'
+        f'\n<a class="card {code[1]}{flags}" href="?select={c}-{i}" '
+        f'aria-label="{name}{picked}"><svg role=none><use href="#c-{code}"/></svg></a>'
     )
 
 
 def _cards(col: ColumnView) -> str:
-    c, last = col.index, len(col.cards) - 1
+    """A column's cards: the backs of its face-down ones (all alike), then each face-up one
+    kept rendered by card, place and flags (a move changes the last card or two)."""
+    c, sel, hints = col.index, col.sel, col.hint_src
+    last = len(col.codes) - 1
     out = []
-    for x in col.cards:
-        key = (c, x.index, x.code, x.selected, x.hint_src, x.index == last)
+    for i, code in enumerate(col.codes):
+        if code is None:
+            out.append(_DOWN_TOP if i == last else _DOWN)
+            continue
+        key = (c, i, code, i == sel, i in hints, i == last)
         html = _CARDS.get(key)
         if html is None:
             if len(_CARDS) >= 8192:
                 _CARDS.clear()
-            html = _CARDS[key] = card_html(c, x, x.index == last)
+            html = _CARDS[key] = card_html(*key)
         out.append(html)
     return "".join(out)
 
@@ -72,7 +78,7 @@ def _column(col: ColumnView, b: BoardView) -> str:
         f'role="group" aria-label="{escape(col.label)}" '
         f'style="--n:{col.offsets};--d:{col.down};--u:{col.up}">'
     ]
-    if not col.cards:
+    if not col.codes:
         takes = ", accepts any card" if b.empty_any else ", accepts only a King"
         out.append(
             f'\n  <button class="slot" type="submit" name="to_column" value="{n}" data-col="{n}" '

@@ -63,15 +63,27 @@ class PileView:
 @dataclass(frozen=True, slots=True)
 class ColumnView:
     index: int
-    cards: list[CardView]
+    codes: tuple[str | None, ...]  # its cards from the bottom up (None: face down)
     label: str
     offsets: int  # fan steps the column needs (for CSS to fit it to the screen)
     hint_dst: bool = False
     down: int = 0  # face-down cards (for CSS)
     up: int = 1  # face-up cards above the deepest one, at least 1 (for CSS)
+    sel: int | None = None  # the index of its picked-up card
+    hint_src: frozenset[int] = frozenset()  # the indexes of its cards a hint moves
     # What the column was made of (``_column``'s arguments): a cheap key for the caches of
-    # rendered markup (``app.web.rendering``).
+    # rendered markup (``app.web.board_html``).
     key: tuple[object, ...] = ()
+
+    @property
+    def cards(self) -> list[CardView]:
+        """Its cards as views (the replay's template; the play page's markup, written in
+        ``app.web.board_html``, reads ``codes`` and the flags)."""
+        sel, hints = self.sel, self.hint_src
+        return [
+            _card(i, code, code is not None and sel == i, code is not None and i in hints)
+            for i, code in enumerate(self.codes)
+        ]
 
 
 @dataclass(slots=True)
@@ -219,11 +231,6 @@ def _column(
 ) -> ColumnView:
     """Column ``c`` (its cards ``col``; ``sel``: the index of its selected card; ``hint_src``:
     the indexes of its cards a hint moves; ``dst``: a hint's target). Shared, never changed."""
-    # (a face-down card is never selected nor moved by a hint: its flags stay False)
-    cards = [
-        _card(i, code, code is not None and sel == i, code is not None and i in hint_src)
-        for i, code in enumerate(col)
-    ]
     down = col.count(None)
     if col:
         top = col[-1]
@@ -236,12 +243,14 @@ def _column(
         label = f"Column {c + 1}: empty"
     return ColumnView(
         index=c,
-        cards=cards,
+        codes=col,
         label=label,
         offsets=max(1, len(col) - 1),
         hint_dst=dst,
         down=down,
         up=max(len(col) - 1 - down, 1),
+        sel=sel,
+        hint_src=hint_src,
         key=(c, col, sel, hint_src, dst),
     )
 
