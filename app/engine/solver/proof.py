@@ -95,7 +95,27 @@ def family_dead_reason(
     empty column; ``stock``: logical cards still to deal; ``parents``/``children``: the
     variant's landing table by logical card; ``cells``: how many of the last ``slots`` are free
     cells (any exposed card may go to an empty one).
+
+    Without cells the same proof is computed by ``dead_reason_no_cells`` (several times
+    faster, the same answer: ``tests/engine/test_solver_proof.py`` compares the two).
     """
+    if not cells:
+        return dead_reason_no_cells(cols, hidden, slots, stock, parents, children)
+    return clause_dead_reason(cols, hidden, slots, stock, parents, children, cells)
+
+
+def clause_dead_reason(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+    cells: int,
+) -> str:
+    """``family_dead_reason`` written as the module docstring states it: every clause built,
+    then ``least_fixpoint``. Any number of cells (the reference ``dead_reason_no_cells`` is
+    tested against)."""
     # -- the instances: tableau cards first, then the reserve and cell cards ------------------
     card_of: list[int] = [x for col in cols for x in col]
     col_of: list[int] = []
@@ -238,6 +258,186 @@ def family_dead_reason(
         if not ok[ev]:
             return f"{code(card_of[ev])} can never leave its place"
     return ""
+
+
+def dead_reason_no_cells(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+) -> str:
+    """``family_dead_reason`` without cells (reserve slots allowed), by one linear propagation
+    over the card instances, without building the clauses.
+
+    Without cells a non-King's L is its J (one event), so each instance i has one event, "i can
+    leave", needing at most two clauses: its *cover* clause (a face-down card: the card on it
+    leaves; a King: the one of the module docstring, [cover] or [cover, E], or [E] in a
+    reserve) and, for a non-King, its *join* clause (one of its parent instances p, not the one
+    it lies on, comes free: p is exposed, the card on p leaves, p leaves its reserve slot, or p
+    lies above i in i's column and, besides, one of the cards from just above i up to p leaves;
+    a parent in the stock frees it). These are exactly the clauses ``clause_dead_reason``
+    builds (its extra events for "p above i" are evaluated here in place), so the least
+    fixpoint, and the answer, are the same; only the bookkeeping differs. The clauses are
+    watched without lists: when instance k can leave, the only clauses it may satisfy are the
+    cover clause of the card under it, the join clauses of the instances of that card's
+    children (that card is now uncovered), those of the children of k if k is in a reserve,
+    the "p above i" clauses of k's column, and E if k is a column's deepest card.
+    """
+    card_of: list[int] = []
+    base: list[int] = []  # each instance's column's first instance (a slot: itself)
+    end: list[int] = []  # one past its column's last instance (a slot: itself + 1)
+    lim: list[int] = []  # one past its column's last face-down instance
+    # free[p]: a parent card p frees its children's join clauses from the start when it is
+    # in the stock (-2), exposed in two columns (-2) or in one (that column's first instance:
+    # not for a card below it in that column, where p lies above it); -1: never
+    free = [-1] * 52
+    for x in stock:
+        free[x] = -2
+    start = 0
+    for ci, col in enumerate(cols):
+        m = len(col)
+        if m:
+            card_of += col
+            base += [start] * m
+            e = start + m
+            end += [e] * m
+            lim += [start + hidden[ci]] * m
+            t = col[-1]
+            free[t] = start if free[t] == -1 else -2
+            start = e
+    n_tab = start
+    for x in slots:
+        if x >= 0:
+            card_of.append(x)
+            base.append(start)
+            end.append(start + 1)
+            lim.append(start)
+            start += 1
+    n = start
+    where: list[list[int]] = [[] for _ in range(52)]
+    for i, x in enumerate(card_of):
+        where[x].append(i)
+
+    e_ok = not all(cols)  # E: some column is empty (else its deepest card must leave)
+    need = [0] * n  # how many of its clauses are not yet met
+    csat = [True] * n  # its cover clause (if any) is met
+    jsat = [True] * n  # its join clause (if any) is met
+    e_wait: list[int] = []  # the Kings whose cover clause E meets
+    ranges: dict[int, list[tuple[int, int]]] = {}  # column -> (i, p): p above i, p i's parent
+    for i in range(n):
+        x = card_of[i]
+        b = base[i]
+        if x % 13 == KING:
+            if i >= n_tab:
+                if not e_ok:
+                    need[i] = 1
+                    csat[i] = False
+                    e_wait.append(i)
+            elif i + 1 < end[i] and (i < lim[i] or card_of[i + 1] not in children[x]):
+                if i < lim[i]:
+                    need[i] = 1
+                    csat[i] = False
+                elif not e_ok:
+                    need[i] = 1
+                    csat[i] = False
+                    e_wait.append(i)
+            continue
+        nd = 0
+        if i < lim[i]:
+            nd = 1
+            csat[i] = False
+        for p in parents[x]:
+            f = free[p]
+            if f != -1 and f != b:
+                break
+        else:
+            nd += 1
+            jsat[i] = False
+            e = end[i]
+            for p in parents[x]:
+                for j in where[p]:
+                    if i < j < e:
+                        ranges.setdefault(b, []).append((i, j))
+        need[i] = nd
+    ok = [not c for c in need]
+    stack = [i for i in range(n) if ok[i]]
+    while stack:
+        k = stack.pop()
+        if k >= n_tab:  # a slot card leaves: the join clauses of its children's instances
+            for c in children[card_of[k]]:
+                for x in where[c]:
+                    if not jsat[x]:
+                        jsat[x] = True
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = True
+                            stack.append(x)
+            continue
+        b = base[k]
+        if k > b:
+            u = k - 1  # uncovered
+            if not csat[u]:
+                csat[u] = True
+                need[u] -= 1
+                if not need[u]:
+                    ok[u] = True
+                    stack.append(u)
+            for c in children[card_of[u]]:
+                for x in where[c]:
+                    # x == k lies on u; below u in its column: a "p above i" clause (below)
+                    if not jsat[x] and x != k and not (b <= x < u):
+                        jsat[x] = True
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = True
+                            stack.append(x)
+        elif not e_ok:
+            e_ok = True
+            for x in e_wait:
+                if not csat[x]:
+                    csat[x] = True
+                    need[x] -= 1
+                    if not need[x]:
+                        ok[x] = True
+                        stack.append(x)
+        pairs = ranges.get(b)
+        if pairs:
+            for x, j in pairs:
+                if (
+                    not jsat[x]
+                    and x < k <= j + 1
+                    and (j + 1 == end[j] or ok[j + 1])
+                    and any(ok[x + 1 : j + 1])
+                ):
+                    jsat[x] = True
+                    need[x] -= 1
+                    if not need[x]:
+                        ok[x] = True
+                        stack.append(x)
+
+    bad = [i for i in range(n) if not ok[i]]
+    if not bad:
+        return ""
+    for i in bad:  # a required join: a non-King not lying on a parent
+        x = card_of[i]
+        if x % 13 != KING and not (i > base[i] and card_of[i - 1] in parents[x]):
+            return f"{code(x)} can never join a card it fits on"
+    # a required leave, in the order ``clause_dead_reason`` lists them: instance i's event is
+    # required as the cover of the face-down i - 1 (listed at i - 1) or as a King's or a
+    # reserve card's own (listed at i)
+    first = at = -1
+    for i in bad:
+        if base[i] < i <= lim[i]:
+            key = 2 * i - 2
+        elif i >= n_tab or card_of[i] % 13 == KING:
+            key = 2 * i + 1
+        else:
+            continue
+        if first < 0 or key < first:
+            first, at = key, i
+    return f"{code(card_of[at])} can never leave its place" if at >= 0 else ""
 
 
 def least_fixpoint(

@@ -1,0 +1,130 @@
+"""The faster forms of the family's proof of loss give the very answers of the reference form.
+
+``proof.py``'s ``clause_dead_reason`` builds every clause of the module docstring and runs
+``least_fixpoint``; ``dead_reason_no_cells`` (what ``family_dead_reason`` runs without cells)
+computes the same least fixpoint by a propagation over the card instances. Their answers (the
+reason text included) must agree on every position: positions met by the family's search in
+deals of every variant without cells (the search's own proof switched off, so that lost
+positions are met as well), and random small positions with reserves, stock and face-down
+cards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections import Counter
+
+import pytest
+
+from app.engine import ALL_VARIANTS, Game, deal_from_number
+from app.engine.solver.family_search import FamilySearch
+from app.engine.solver.proof import (
+    CHILDREN,
+    PARENTS,
+    clause_dead_reason,
+    dead_reason_no_cells,
+)
+from app.engine.solver.search import OutOfBudget
+from tests.support.brute import small_position
+
+NO_CELLS = [
+    name
+    for name, v in ALL_VARIANTS.items()
+    if not v.plain and not v.cells and not v.empty_accepts_any
+]
+
+
+def _both(s: FamilySearch) -> tuple[str, str]:
+    args = (s.cols, s.hidden, s.reserve + s.cells, s.stock, s.parents, s.children)
+    return clause_dead_reason(*args, len(s.cells)), dead_reason_no_cells(*args)
+
+
+class _Compare(FamilySearch):
+    """The family's search, its own proof off, comparing the two forms on every position."""
+
+    def __init__(self, game: Game, rng: random.Random, tally: Counter[str]) -> None:
+        super().__init__(game)
+        self.rng = rng
+        self.tally = tally
+        self.prove = False
+
+    def gen_moves(self) -> list[tuple[int, int, int, int]]:
+        reference, fast = _both(self)
+        assert reference == fast, (self.cols, self.hidden, self.reserve, self.stock)
+        self.tally[reference.split(" ", 1)[1] if reference else ""] += 1
+        moves = super().gen_moves()
+        self.rng.shuffle(moves)  # wander: the positions of one order are too much alike
+        return moves
+
+
+def test_the_variants_without_cells_are_covered() -> None:
+    assert set(NO_CELLS) >= {"double-scorpion", "triple-scorpion", "scorpion-tail"}
+
+
+@pytest.mark.parametrize("variant", NO_CELLS)
+def test_no_cell_proof_equals_the_clause_proof_on_searched_positions(variant: str) -> None:
+    tally: Counter[str] = Counter()
+    for number in range(1, 7):
+        game = Game.new(variant, deal_from_number(number, variant))
+        s = _Compare(game, random.Random(number), tally)
+        s.max_nodes = 400
+        s.deadline = float("inf")
+        s.seen.add(s.key())
+        with contextlib.suppress(OutOfBudget):
+            s.dfs()
+    # both answers are met
+    assert tally[""] > 30 and tally["can never join a card it fits on"] > 30, tally
+
+
+@pytest.mark.parametrize("variant", NO_CELLS)
+def test_no_cell_proof_equals_the_clause_proof_on_small_positions(variant: str) -> None:
+    tally: Counter[str] = Counter()
+    for seed in range(400):
+        game = small_position(variant, seed, two=seed % 2 == 1, chain=(seed % 5) / 5)
+        s = FamilySearch(game)
+        reference, fast = _both(s)
+        assert reference == fast, (variant, seed)
+        tally[reference.split(" ", 1)[1] if reference else ""] += 1
+    assert tally[""] > 20 and tally["can never join a card it fits on"] > 20, tally
+
+
+def _random_layout(
+    rng: random.Random, parents: tuple[tuple[int, ...], ...]
+) -> tuple[list[list[int]], list[int], list[int], list[int]]:
+    """Columns, face-down counts, reserve slots and stock drawn at random from one to three
+    decks' worth of a few suits (Kings often, so that a King or a face-down card's cover is
+    what cannot leave; cards laid on a parent often, face-down parents too): any layout,
+    possible in a game or not, since both forms must agree."""
+    suits = rng.sample(range(4), rng.randint(1, 4))
+    top = rng.choice([1, 2, 4, 7, 13])  # the highest ranks only: more Kings
+    cards = [s * 13 + r for s in suits for r in range(13 - top, 13)] * rng.randint(1, 3)
+    rng.shuffle(cards)
+    cards = cards[: rng.randint(1, min(len(cards), rng.choice([4, 8, 16, 100])))]
+    stock = [cards.pop() for _ in range(min(len(cards) - 1, rng.choice([0, 0, 2, 4])))]
+    slots = [cards.pop() if len(cards) > 1 and rng.random() < 0.5 else -1 for _ in range(2)]
+    slots = slots if rng.random() < 0.3 else []
+    cols: list[list[int]] = [[] for _ in range(rng.randint(2, 8))]
+    chain = rng.random() ** 0.3
+    for card in sorted(cards, key=lambda c: -(c % 13)) if chain > 0.5 else cards:
+        fits = [c for c in cols if c and c[-1] in parents[card]]
+        (rng.choice(fits) if fits and rng.random() < chain else rng.choice(cols)).append(card)
+    deep = rng.random() < 0.3  # every column face down but its exposed card
+    hidden = [
+        (len(c) - 1 if deep else rng.randrange(len(c))) if c and rng.random() < 0.6 else 0
+        for c in cols
+    ]
+    return cols, hidden, slots, stock
+
+
+def test_no_cell_proof_equals_the_clause_proof_on_random_layouts() -> None:
+    tally: Counter[str] = Counter()
+    for seed in range(6000):
+        rng = random.Random(seed)
+        alternate = rng.random() < 0.4
+        cols, hidden, slots, stock = _random_layout(rng, PARENTS[alternate])
+        tables = (PARENTS[alternate], CHILDREN[alternate])
+        reference = clause_dead_reason(cols, hidden, slots, stock, *tables, 0)
+        assert dead_reason_no_cells(cols, hidden, slots, stock, *tables) == reference, seed
+        tally[reference.split(" ", 1)[1] if reference else ""] += 1
+    assert min(tally.values()) > 50 and len(tally) == 3, tally
