@@ -289,12 +289,13 @@ def dead_reason_no_cells(
     base: list[int] = []  # each instance's column's first instance (a slot: itself)
     end: list[int] = []  # one past its column's last instance (a slot: itself + 1)
     lim: list[int] = []  # one past its column's last face-down instance
-    # free[p]: a parent card p frees its children's join clauses from the start when it is
-    # in the stock (-2), exposed in two columns (-2) or in one (that column's first instance:
-    # not for a card below it in that column, where p lies above it); -1: never
-    free = [-1] * 52
-    for x in stock:
-        free[x] = -2
+    # freed[c]: the join clauses of card c's instances are met from the start by a parent in
+    # the stock or exposed in two columns (-2), or exposed in one column (that column's first
+    # instance: not for an instance in that column, which the parent lies above); -1: not
+    freed = [-1] * 52
+    for p in stock:
+        for c in children[p]:
+            freed[c] = -2
     start = 0
     for ci, col in enumerate(cols):
         m = len(col)
@@ -304,8 +305,9 @@ def dead_reason_no_cells(
             e = start + m
             end += [e] * m
             lim += [start + hidden[ci]] * m
-            t = col[-1]
-            free[t] = start if free[t] == -1 else -2
+            for c in children[col[-1]]:
+                f = freed[c]
+                freed[c] = start if f == -1 else (f if f == start else -2)
             start = e
     n_tab = start
     for x in slots:
@@ -326,43 +328,65 @@ def dead_reason_no_cells(
     jsat = [True] * n  # its join clause (if any) is met
     e_wait: list[int] = []  # the Kings whose cover clause E meets
     ranges: dict[int, list[tuple[int, int]]] = {}  # column -> (i, p): p above i, p i's parent
-    for i in range(n):
-        x = card_of[i]
-        b = base[i]
-        if x % 13 == KING:
-            if i >= n_tab:
-                if not e_ok:
-                    need[i] = 1
-                    csat[i] = False
-                    e_wait.append(i)
-            elif i + 1 < end[i] and (i < lim[i] or card_of[i + 1] not in children[x]):
-                if i < lim[i]:
-                    need[i] = 1
-                    csat[i] = False
-                elif not e_ok:
-                    need[i] = 1
-                    csat[i] = False
-                    e_wait.append(i)
+    stack: list[int] = []  # the instances that can leave, their consequences not yet drawn
+    i = 0
+    for ci, col in enumerate(cols):
+        if not col:
             continue
-        nd = 0
-        if i < lim[i]:
-            nd = 1
-            csat[i] = False
-        for p in parents[x]:
-            f = free[p]
-            if f != -1 and f != b:
-                break
-        else:
-            nd += 1
+        s = i
+        e = s + len(col)
+        fd_end = s + hidden[ci]
+        for x in col:
+            if x % 13 == KING:
+                if i + 1 < e and (i < fd_end or card_of[i + 1] not in children[x]):
+                    if i < fd_end:
+                        need[i] = 1
+                        csat[i] = False
+                    elif not e_ok:
+                        need[i] = 1
+                        csat[i] = False
+                        e_wait.append(i)
+                    else:
+                        stack.append(i)
+                else:
+                    stack.append(i)
+            else:
+                f = freed[x]
+                if f == -1 or f == s:
+                    jsat[i] = False
+                    if i < fd_end:
+                        need[i] = 2
+                        csat[i] = False
+                    else:
+                        need[i] = 1
+                    for p in parents[x]:
+                        for j in where[p]:
+                            if i < j < e:
+                                if s in ranges:
+                                    ranges[s].append((i, j))
+                                else:
+                                    ranges[s] = [(i, j)]
+                elif i < fd_end:
+                    need[i] = 1
+                    csat[i] = False
+                else:
+                    stack.append(i)
+            i += 1
+    for i in range(n_tab, n):
+        x = card_of[i]
+        if x % 13 == KING:
+            if e_ok:
+                stack.append(i)
+            else:
+                need[i] = 1
+                csat[i] = False
+                e_wait.append(i)
+        elif freed[x] == -1:
+            need[i] = 1
             jsat[i] = False
-            e = end[i]
-            for p in parents[x]:
-                for j in where[p]:
-                    if i < j < e:
-                        ranges.setdefault(b, []).append((i, j))
-        need[i] = nd
+        else:
+            stack.append(i)
     ok = [not c for c in need]
-    stack = [i for i in range(n) if ok[i]]
     while stack:
         k = stack.pop()
         if k >= n_tab:  # a slot card leaves: the join clauses of its children's instances
