@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from app.engine import ALL_VARIANTS, Game, deal_from_number
+from app.engine import ALL_VARIANTS, Game, deal_from_number, get_variant
 from app.engine.solver.family_search import FamilySearch
 from app.engine.solver.proof import (
     CHILDREN,
@@ -128,3 +128,49 @@ def test_no_cell_proof_equals_the_clause_proof_on_random_layouts() -> None:
         assert dead_reason_no_cells(cols, hidden, slots, stock, *tables) == reference, seed
         tally[reference.split(" ", 1)[1] if reference else ""] += 1
     assert min(tally.values()) > 50 and len(tally) == 3, tally
+
+
+class _CheckSkips(FamilySearch):
+    """The family's search, checking each proof ``_stays_alive`` spares: it finds nothing."""
+
+    def __init__(self, game: Game, rng: random.Random) -> None:
+        super().__init__(game)
+        self.rng = rng
+        self.checked = 0
+
+    def _stays_alive(self, b: int, base: int) -> bool:
+        spared = super()._stays_alive(b, base)
+        if spared:
+            assert self.dead_reason() == "", (self.cols, self.hidden, self.stock)
+            self.checked += 1
+        return spared
+
+    def gen_moves(self) -> list[tuple[int, int, int, int]]:
+        moves = super().gen_moves()
+        self.rng.shuffle(moves)
+        return moves
+
+    def _prove(self) -> bool:
+        # every other proof skipped: positions not known to be alive are searched too, and
+        # no proof may be spared below them
+        self.turn = getattr(self, "turn", 0) + 1
+        return bool(self.turn % 2) and super()._prove()
+
+
+@pytest.mark.parametrize("variant", NO_CELLS)
+def test_a_proof_spared_after_a_step_would_find_nothing(variant: str) -> None:
+    checked = 0
+    for number in range(1, 9):
+        s = _CheckSkips(Game.new(variant, deal_from_number(number, variant)), random.Random(number))
+        s.alive = s.dead_reason() == ""
+        s.max_nodes = 600
+        s.deadline = float("inf")
+        s.seen.add(s.key())
+        with contextlib.suppress(OutOfBudget, RecursionError):  # a path too deep ends a run
+            s.dfs()
+        checked += s.checked
+        assert s.alive_skips == s.checked
+    print(variant, checked)
+    # one deck in one suit: g's only parent is the card it lies on (no stock to hold one)
+    v = get_variant(variant)
+    assert checked > 50 or (v.decks == 1 and not v.alternate), checked
