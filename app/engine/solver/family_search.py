@@ -46,11 +46,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   variant: alternate colours, several decks, reserves, cells) is not expanded. The proof runs
   at the start, after a deal and after a step onto a card or into the last empty column (no
   other step can add one of its constraints; skipping a check only misses a proof), where it
-  seldom fires on only every 2nd to 16th of those positions (``_prove``). (Three Blind Mice
-  also tried ``search.py``'s ``dead_reason_of`` first, whose premises hold there, until it
-  was measured: on every one of the ~400,000 positions checked in four of its hardest deals it
-  fired only where ``proof.py``'s fires too, and trying it first made deal 2's complete
-  search take 10.8 s of CPU time instead of 8.8 s.)
+  seldom fires on only every 2nd to 16th of those positions (``_prove``), and not after a
+  step from a position without a proof when a lemma shows the new one has none either
+  (``_stays_alive``). (Three Blind Mice also tried ``search.py``'s ``dead_reason_of`` first,
+  whose premises hold there, until it was measured: on every one of the ~400,000 positions
+  checked in four of its hardest deals it fired only where ``proof.py``'s fires too, and
+  trying it first made deal 2's complete search take 10.8 s of CPU time instead of 8.8 s.)
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 
 """
