@@ -287,8 +287,6 @@ def dead_reason_no_cells(
     """
     card_of: list[int] = []
     base: list[int] = []  # each instance's column's first instance (a slot: itself)
-    end: list[int] = []  # one past its column's last instance (a slot: itself + 1)
-    lim: list[int] = []  # one past its column's last face-down instance
     # freed[c]: the join clauses of card c's instances are met from the start by a parent in
     # the stock or exposed in two columns (-2), or exposed in one column (that column's first
     # instance: not for an instance in that column, which the parent lies above); -1: not
@@ -297,25 +295,20 @@ def dead_reason_no_cells(
         for c in children[p]:
             freed[c] = -2
     start = 0
-    for ci, col in enumerate(cols):
+    for col in cols:
         m = len(col)
         if m:
             card_of += col
             base += [start] * m
-            e = start + m
-            end += [e] * m
-            lim += [start + hidden[ci]] * m
             for c in children[col[-1]]:
                 f = freed[c]
                 freed[c] = start if f == -1 else (f if f == start else -2)
-            start = e
+            start += m
     n_tab = start
     for x in slots:
         if x >= 0:
             card_of.append(x)
             base.append(start)
-            end.append(start + 1)
-            lim.append(start)
             start += 1
     n = start
     where: list[list[int]] = [[] for _ in range(52)]
@@ -327,7 +320,9 @@ def dead_reason_no_cells(
     csat = [True] * n  # its cover clause (if any) is met
     jsat = [True] * n  # its join clause (if any) is met
     e_wait: list[int] = []  # the Kings whose cover clause E meets
-    ranges: dict[int, list[tuple[int, int]]] = {}  # column -> (i, p): p above i, p i's parent
+    # column -> (i, p, the column's last instance): p above i in it, p a parent of i
+    ranges: dict[int, list[tuple[int, int, int]]] = {}
+    fd_end: dict[int, int] = {}  # column -> one past its last face-down instance
     stack: list[int] = []  # the instances that can leave, their consequences not yet drawn
     i = 0
     for ci, col in enumerate(cols):
@@ -335,11 +330,11 @@ def dead_reason_no_cells(
             continue
         s = i
         e = s + len(col)
-        fd_end = s + hidden[ci]
+        fd_end[s] = fd = s + hidden[ci]
         for x in col:
             if x % 13 == KING:
-                if i + 1 < e and (i < fd_end or card_of[i + 1] not in children[x]):
-                    if i < fd_end:
+                if i + 1 < e and (i < fd or card_of[i + 1] not in children[x]):
+                    if i < fd:
                         need[i] = 1
                         csat[i] = False
                     elif not e_ok:
@@ -354,7 +349,7 @@ def dead_reason_no_cells(
                 f = freed[x]
                 if f == -1 or f == s:
                     jsat[i] = False
-                    if i < fd_end:
+                    if i < fd:
                         need[i] = 2
                         csat[i] = False
                     else:
@@ -363,10 +358,10 @@ def dead_reason_no_cells(
                         for j in where[p]:
                             if i < j < e:
                                 if s in ranges:
-                                    ranges[s].append((i, j))
+                                    ranges[s].append((i, j, e - 1))
                                 else:
-                                    ranges[s] = [(i, j)]
-                elif i < fd_end:
+                                    ranges[s] = [(i, j, e - 1)]
+                elif i < fd:
                     need[i] = 1
                     csat[i] = False
                 else:
@@ -426,13 +421,13 @@ def dead_reason_no_cells(
                     if not need[x]:
                         ok[x] = True
                         stack.append(x)
-        pairs = ranges.get(b)
+        pairs = ranges.get(b) if ranges else None
         if pairs:
-            for x, j in pairs:
+            for x, j, top in pairs:
                 if (
                     not jsat[x]
                     and x < k <= j + 1
-                    and (j + 1 == end[j] or ok[j + 1])
+                    and (j == top or ok[j + 1])
                     and any(ok[x + 1 : j + 1])
                 ):
                     jsat[x] = True
@@ -453,7 +448,7 @@ def dead_reason_no_cells(
     # reserve card's own (listed at i)
     first = at = -1
     for i in bad:
-        if base[i] < i <= lim[i]:
+        if base[i] < i <= fd_end.get(base[i], -1):
             key = 2 * i - 2
         elif i >= n_tab or card_of[i] % 13 == KING:
             key = 2 * i + 1
