@@ -87,6 +87,7 @@ def family_dead_reason(
     parents: Parents,
     children: Parents,
     cells: int,
+    kept: bool = False,
 ) -> str:
     """Prove a position lost (see the module docstring); "" when no proof is found.
 
@@ -98,9 +99,12 @@ def family_dead_reason(
 
     Without cells the same proof is computed by ``dead_reason_no_cells`` (several times
     faster, the same answer: ``tests/engine/test_solver_proof.py`` compares the two).
+    ``kept``: prove the position lost in the game where a face-up card lying on a face-up
+    parent is never picked up off it (``dead_reason_no_cells``; with cells it is ignored: the
+    plain proof holds there too, only weaker).
     """
     if not cells:
-        return dead_reason_no_cells(cols, hidden, slots, stock, parents, children)
+        return dead_reason_no_cells(cols, hidden, slots, stock, parents, children, kept)
     return clause_dead_reason(cols, hidden, slots, stock, parents, children, cells)
 
 
@@ -112,10 +116,12 @@ def clause_dead_reason(
     parents: Parents,
     children: Parents,
     cells: int,
+    kept: bool = False,
 ) -> str:
     """``family_dead_reason`` written as the module docstring states it: every clause built,
     then ``least_fixpoint``. Any number of cells (the reference ``dead_reason_no_cells`` is
-    tested against)."""
+    tested against; ``kept`` as there, without cells: an empty clause, never met, for the
+    event of a face-up card lying on a face-up parent)."""
     # -- the instances: tableau cards first, then the reserve and cell cards ------------------
     card_of: list[int] = [x for col in cols for x in col]
     col_of: list[int] = []
@@ -189,8 +195,12 @@ def clause_dead_reason(
         jx = j_base + i
         if not tab:
             required.append(i)
-        if not (under >= 0 and card_of[under] in parents[x]):
+        joined = under >= 0 and card_of[under] in parents[x]
+        if not joined:
             must_join.append(i)  # not joined: must join a parent
+        elif kept and not cells and not down_of[under]:
+            owner.append(jx)
+            clauses.append([])  # kept on its face-up parent for good
         if fd:
             owner.append(jx)
             clauses.append([above])
@@ -267,6 +277,7 @@ def dead_reason_no_cells(
     stock: list[int],
     parents: Parents,
     children: Parents,
+    kept: bool = False,
 ) -> str:
     """``family_dead_reason`` without cells (reserve slots allowed), by one linear propagation
     over the card instances, without building the clauses.
@@ -284,6 +295,15 @@ def dead_reason_no_cells(
     cover clause of the card under it, the join clauses of the instances of that card's
     children (that card is now uncovered), those of the children of k if k is in a reserve,
     the "p above i" clauses of k's column, and E if k is a column's deepest card.
+
+    ``kept`` proves the position lost in a *restricted* game: the moves of the full game but
+    those picking a face-up card up off the face-up parent it lies on (``winfirst.py``'s
+    ``keep_joined``; no cells). There such a card stays on that parent for good (it moves only
+    with it, or leaves in a run from its King, which the proof counts as the King's leaving),
+    so its event never happens; every other clause, a necessary condition in the full game,
+    is one in the restricted game too, whose moves are some of the full game's. A position
+    this proves lost may be won in the full game: only a search confined to the restricted
+    game (the win-first phase, which never answers "loss") may use it.
     """
     card_of: list[int] = []
     base: list[int] = []  # each instance's column's first instance (a slot: itself)
@@ -345,6 +365,9 @@ def dead_reason_no_cells(
                         stack.append(i)
                 else:
                     stack.append(i)
+            elif kept and i > fd and card_of[i - 1] in parents[x]:
+                need[i] = 3  # (kept) never leaves: no clause met makes this 0
+                jsat[i] = False
             else:
                 f = freed[x]
                 if f == -1 or f == s:
