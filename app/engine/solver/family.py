@@ -89,6 +89,7 @@ def solve_family(
         reason = s.dead_reason()
         if reason:
             return SearchResult("loss", None, 0, clock() - start, reason)
+        s.alive = True  # no proof of loss at the start (``FamilySearch._stays_alive``)
         return phase_then_complete(
             lambda end, cap: run_win_first(game, end, cap, clock),
             lambda seconds, nodes: complete(seconds, nodes, proved=True),
@@ -106,6 +107,7 @@ def _stats(s: FamilySearch) -> dict[str, int]:
         "seen": len(s.seen),
         "dead_checks": s.dead_checks,
         "dead_cuts": s.dead_cuts,
+        "alive_skips": s.alive_skips,
         "reserve_joins": s.reserve_joins_taken,
         "run_joins": s.run_joins_taken,
         "cell_joins": s.cell_joins_taken,

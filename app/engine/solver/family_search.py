@@ -46,11 +46,12 @@ Soundness (every claim below is an exact symmetry of the rules, never a guess):
   variant: alternate colours, several decks, reserves, cells) is not expanded. The proof runs
   at the start, after a deal and after a step onto a card or into the last empty column (no
   other step can add one of its constraints; skipping a check only misses a proof), where it
-  seldom fires on only every 2nd to 16th of those positions (``_prove``). (Three Blind Mice
-  also tried ``search.py``'s ``dead_reason_of`` first, whose premises hold there, until it
-  was measured: on every one of the ~400,000 positions checked in four of its hardest deals it
-  fired only where ``proof.py``'s fires too, and trying it first made deal 2's complete
-  search take 10.8 s of CPU time instead of 8.8 s.)
+  seldom fires on only every 2nd to 16th of those positions (``_prove``), and not after a
+  step from a position without a proof when a lemma shows the new one has none either
+  (``_stays_alive``). (Three Blind Mice also tried ``search.py``'s ``dead_reason_of`` first,
+  whose premises hold there, until it was measured: on every one of the ~400,000 positions
+  checked in four of its hardest deals it fired only where ``proof.py``'s fires too, and
+  trying it first made deal 2's complete search take 10.8 s of CPU time instead of 8.8 s.)
 - ``"unknown"``: the budget (seconds and/or nodes) ran out first.
 
 """
@@ -172,6 +173,10 @@ class FamilySearch:
         self.cell_joins_taken = 0
         self.dead_checks = 0
         self.dead_cuts = 0
+        # the position searched is known to have no proof of loss (``_stays_alive``), and how
+        # many proofs that knowledge spared
+        self.alive = False
+        self.alive_skips = 0
         # when the proof is tried on a position worth proving (see ``_prove``)
         self.proof = ProofSchedule()
         self.path: list[Action] = []
@@ -510,11 +515,13 @@ class FamilySearch:
         if not self.nodes & 63 and (self.nodes >= self.max_nodes or self.clock() >= self.deadline):
             raise OutOfBudget
         seen, path = self.seen, self.path
+        alive = self.alive
         for kind, a, i, b in self.gen_moves():
             card = -1
             if kind in (RES, CELL):
                 card = (self.reserve if kind == RES else self.cells)[a]
             base = len(self.cols[b]) if kind != TO_CELL else 0
+            done = self.done
             saved = self.make(kind, a, i, b)
             if self.done == self.runs_needed:
                 path.append(self._action(kind, a, i, b))
@@ -522,9 +529,14 @@ class FamilySearch:
             key = self.key()
             if key not in seen:
                 seen.add(key)  # a position proved lost is remembered as explored, too
-                if self.prove and self._worth_proving(kind, base) and self._prove():
-                    self._undo(kind, a, b, card, saved)
-                    continue
+                self.alive = False
+                if self.prove and self._worth_proving(kind, base):
+                    if alive and kind == COL and self.done == done and self._stays_alive(b, base):
+                        self.alive = True
+                        self.alive_skips += 1
+                    elif self._prove():
+                        self._undo(kind, a, b, card, saved)
+                        continue
                 path.append(self._action(kind, a, i, b))
                 if self.dfs():
                     return True
@@ -544,6 +556,7 @@ class FamilySearch:
                         self.dead_cuts += 1
                         self.undo_deal(rec)
                         return False
+                self.alive = self.prove
                 path.append(("deal",))
                 if self.dfs():
                     return True
@@ -564,7 +577,43 @@ class FamilySearch:
         dead = bool(self.dead_reason())
         self.dead_cuts += dead
         self.proof.record(dead)
+        self.alive = not dead
         return dead
+
+    def _stays_alive(self, b: int, base: int) -> bool:
+        """After a column step of a group led by g onto the exposed card t of column b (g now
+        at ``base``; no run left the table) from a position that has no proof of loss: True
+        when g's join is met from the start in the new position (a parent of g is in the stock
+        or exposed in another column, the card g left included), and then the new position
+        has no proof of loss either: its proof need not run.
+
+        Lemma (no cells; ``proof.py``'s clauses). Let P be the position before, C after, X the
+        events that can happen in P (its least fixpoint; no required event of P is outside
+        it). Both have the same card instances. Every clause of C is P's, or weaker (fewer
+        constraints or more alternatives: the card s g left is bare, turned up if it was face
+        down, so the cards fitting on s are freed and s's cover clause is gone; cards below g's
+        old place no longer have its group above them; a column emptied makes E free), except:
+        the join clauses of the cards fitting on t (t bare was a free alternative, now the
+        alternative is L[g]); those of the cards below t in b whose parent lies in g's group
+        (now above them: one of the cards from just above them up to that parent must leave,
+        and g is one of those); and g's own join clause (t, the card it lies on, no longer
+        counts). When g's join is met from the start, L[g] (g is face up, not a King) happens
+        from the start in C, which meets each of those clauses too; so every clause of C is
+        met wherever P's was, by induction along P's derivation: C's least fixpoint holds X.
+        C requires no event P does not (g now lies on a parent; s is no longer face down):
+        the proof finds nothing in C. Skipping it only saves time (and a skipped proof may
+        only miss a cut anyway); ``tests/engine/test_solver_proof.py`` checks the claim
+        against the proof itself."""
+        cols = self.cols
+        g = cols[b][base]
+        stock = self.stock
+        for p in self.parents[g]:
+            if p in stock:
+                return True
+            for c, col in enumerate(cols):
+                if c != b and col and col[-1] == p:
+                    return True
+        return False
 
     def _worth_proving(self, kind: int, base: int) -> bool:
         """May the step just made have added a constraint of the proofs? A step onto a card

@@ -87,6 +87,7 @@ def family_dead_reason(
     parents: Parents,
     children: Parents,
     cells: int,
+    kept: bool = False,
 ) -> str:
     """Prove a position lost (see the module docstring); "" when no proof is found.
 
@@ -95,7 +96,32 @@ def family_dead_reason(
     empty column; ``stock``: logical cards still to deal; ``parents``/``children``: the
     variant's landing table by logical card; ``cells``: how many of the last ``slots`` are free
     cells (any exposed card may go to an empty one).
+
+    Without cells the same proof is computed by ``dead_reason_no_cells`` (several times
+    faster, the same answer: ``tests/engine/test_solver_proof.py`` compares the two).
+    ``kept``: prove the position lost in the game where a face-up card lying on a face-up
+    parent is never picked up off it (``dead_reason_no_cells``; with cells it is ignored: the
+    plain proof holds there too, only weaker).
     """
+    if not cells:
+        return dead_reason_no_cells(cols, hidden, slots, stock, parents, children, kept)
+    return clause_dead_reason(cols, hidden, slots, stock, parents, children, cells)
+
+
+def clause_dead_reason(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+    cells: int,
+    kept: bool = False,
+) -> str:
+    """``family_dead_reason`` written as the module docstring states it: every clause built,
+    then ``least_fixpoint``. Any number of cells (the reference ``dead_reason_no_cells`` is
+    tested against; ``kept`` as there, without cells: an empty clause, never met, for the
+    event of a face-up card lying on a face-up parent)."""
     # -- the instances: tableau cards first, then the reserve and cell cards ------------------
     card_of: list[int] = [x for col in cols for x in col]
     col_of: list[int] = []
@@ -169,8 +195,12 @@ def family_dead_reason(
         jx = j_base + i
         if not tab:
             required.append(i)
-        if not (under >= 0 and card_of[under] in parents[x]):
+        joined = under >= 0 and card_of[under] in parents[x]
+        if not joined:
             must_join.append(i)  # not joined: must join a parent
+        elif kept and not cells and not down_of[under]:
+            owner.append(jx)
+            clauses.append([])  # kept on its face-up parent for good
         if fd:
             owner.append(jx)
             clauses.append([above])
@@ -238,6 +268,218 @@ def family_dead_reason(
         if not ok[ev]:
             return f"{code(card_of[ev])} can never leave its place"
     return ""
+
+
+def dead_reason_no_cells(
+    cols: list[list[int]],
+    hidden: list[int],
+    slots: list[int],
+    stock: list[int],
+    parents: Parents,
+    children: Parents,
+    kept: bool = False,
+) -> str:
+    """``family_dead_reason`` without cells (reserve slots allowed), by one linear propagation
+    over the card instances, without building the clauses.
+
+    Without cells a non-King's L is its J (one event), so each instance i has one event, "i can
+    leave", needing at most two clauses: its *cover* clause (a face-down card: the card on it
+    leaves; a King: the one of the module docstring, [cover] or [cover, E], or [E] in a
+    reserve) and, for a non-King, its *join* clause (one of its parent instances p, not the one
+    it lies on, comes free: p is exposed, the card on p leaves, p leaves its reserve slot, or p
+    lies above i in i's column and, besides, one of the cards from just above i up to p leaves;
+    a parent in the stock frees it). These are exactly the clauses ``clause_dead_reason``
+    builds (its extra events for "p above i" are evaluated here in place), so the least
+    fixpoint, and the answer, are the same; only the bookkeeping differs. The clauses are
+    watched without lists: when instance k can leave, the only clauses it may satisfy are the
+    cover clause of the card under it, the join clauses of the instances of that card's
+    children (that card is now uncovered), those of the children of k if k is in a reserve,
+    the "p above i" clauses of k's column, and E if k is a column's deepest card.
+
+    ``kept`` proves the position lost in a *restricted* game: the moves of the full game but
+    those picking a face-up card up off the face-up parent it lies on (``winfirst.py``'s
+    ``keep_joined``; no cells). There such a card stays on that parent for good (it moves only
+    with it, or leaves in a run from its King, which the proof counts as the King's leaving),
+    so its event never happens; every other clause, a necessary condition in the full game,
+    is one in the restricted game too, whose moves are some of the full game's. A position
+    this proves lost may be won in the full game: only a search confined to the restricted
+    game (the win-first phase, which never answers "loss") may use it.
+    """
+    card_of: list[int] = []
+    base: list[int] = []  # each instance's column's first instance (a slot: itself)
+    # freed[c]: the join clauses of card c's instances are met from the start by a parent in
+    # the stock or exposed in two columns (-2), or exposed in one column (that column's first
+    # instance: not for an instance in that column, which the parent lies above); -1: not
+    freed = [-1] * 52
+    for p in stock:
+        for c in children[p]:
+            freed[c] = -2
+    start = 0
+    for col in cols:
+        m = len(col)
+        if m:
+            card_of += col
+            base += [start] * m
+            for c in children[col[-1]]:
+                f = freed[c]
+                freed[c] = start if f == -1 else (f if f == start else -2)
+            start += m
+    n_tab = start
+    for x in slots:
+        if x >= 0:
+            card_of.append(x)
+            base.append(start)
+            start += 1
+    n = start
+    where: list[list[int]] = [[] for _ in range(52)]
+    for i, x in enumerate(card_of):
+        where[x].append(i)
+
+    e_ok = not all(cols)  # E: some column is empty (else its deepest card must leave)
+    need = [0] * n  # how many of its clauses are not yet met
+    csat = [True] * n  # its cover clause (if any) is met
+    jsat = [True] * n  # its join clause (if any) is met
+    e_wait: list[int] = []  # the Kings whose cover clause E meets
+    # column -> (i, p, the column's last instance): p above i in it, p a parent of i
+    ranges: dict[int, list[tuple[int, int, int]]] = {}
+    fd_end: dict[int, int] = {}  # column -> one past its last face-down instance
+    stack: list[int] = []  # the instances that can leave, their consequences not yet drawn
+    i = 0
+    for ci, col in enumerate(cols):
+        if not col:
+            continue
+        s = i
+        e = s + len(col)
+        fd_end[s] = fd = s + hidden[ci]
+        for x in col:
+            if x % 13 == KING:
+                if i + 1 < e and (i < fd or card_of[i + 1] not in children[x]):
+                    if i < fd:
+                        need[i] = 1
+                        csat[i] = False
+                    elif not e_ok:
+                        need[i] = 1
+                        csat[i] = False
+                        e_wait.append(i)
+                    else:
+                        stack.append(i)
+                else:
+                    stack.append(i)
+            elif kept and i > fd and card_of[i - 1] in parents[x]:
+                need[i] = 3  # (kept) never leaves: no clause met makes this 0
+                jsat[i] = False
+            else:
+                f = freed[x]
+                if f == -1 or f == s:
+                    jsat[i] = False
+                    if i < fd:
+                        need[i] = 2
+                        csat[i] = False
+                    else:
+                        need[i] = 1
+                    for p in parents[x]:
+                        for j in where[p]:
+                            if i < j < e:
+                                if s in ranges:
+                                    ranges[s].append((i, j, e - 1))
+                                else:
+                                    ranges[s] = [(i, j, e - 1)]
+                elif i < fd:
+                    need[i] = 1
+                    csat[i] = False
+                else:
+                    stack.append(i)
+            i += 1
+    for i in range(n_tab, n):
+        x = card_of[i]
+        if x % 13 == KING:
+            if e_ok:
+                stack.append(i)
+            else:
+                need[i] = 1
+                csat[i] = False
+                e_wait.append(i)
+        elif freed[x] == -1:
+            need[i] = 1
+            jsat[i] = False
+        else:
+            stack.append(i)
+    ok = [not c for c in need]
+    while stack:
+        k = stack.pop()
+        if k >= n_tab:  # a slot card leaves: the join clauses of its children's instances
+            for c in children[card_of[k]]:
+                for x in where[c]:
+                    if not jsat[x]:
+                        jsat[x] = True
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = True
+                            stack.append(x)
+            continue
+        b = base[k]
+        if k > b:
+            u = k - 1  # uncovered
+            if not csat[u]:
+                csat[u] = True
+                need[u] -= 1
+                if not need[u]:
+                    ok[u] = True
+                    stack.append(u)
+            for c in children[card_of[u]]:
+                for x in where[c]:
+                    # x == k lies on u; below u in its column: a "p above i" clause (below)
+                    if not jsat[x] and x != k and not (b <= x < u):
+                        jsat[x] = True
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = True
+                            stack.append(x)
+        elif not e_ok:
+            e_ok = True
+            for x in e_wait:
+                if not csat[x]:
+                    csat[x] = True
+                    need[x] -= 1
+                    if not need[x]:
+                        ok[x] = True
+                        stack.append(x)
+        pairs = ranges.get(b) if ranges else None
+        if pairs:
+            for x, j, top in pairs:
+                if (
+                    not jsat[x]
+                    and x < k <= j + 1
+                    and (j == top or ok[j + 1])
+                    and any(ok[x + 1 : j + 1])
+                ):
+                    jsat[x] = True
+                    need[x] -= 1
+                    if not need[x]:
+                        ok[x] = True
+                        stack.append(x)
+
+    bad = [i for i in range(n) if not ok[i]]
+    if not bad:
+        return ""
+    for i in bad:  # a required join: a non-King not lying on a parent
+        x = card_of[i]
+        if x % 13 != KING and not (i > base[i] and card_of[i - 1] in parents[x]):
+            return f"{code(x)} can never join a card it fits on"
+    # a required leave, in the order ``clause_dead_reason`` lists them: instance i's event is
+    # required as the cover of the face-down i - 1 (listed at i - 1) or as a King's or a
+    # reserve card's own (listed at i)
+    first = at = -1
+    for i in bad:
+        if base[i] < i <= fd_end.get(base[i], -1):
+            key = 2 * i - 2
+        elif i >= n_tab or card_of[i] % 13 == KING:
+            key = 2 * i + 1
+        else:
+            continue
+        if first < 0 or key < first:
+            first, at = key, i
+    return f"{code(card_of[at])} can never leave its place" if at >= 0 else ""
 
 
 def least_fixpoint(
