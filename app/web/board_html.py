@@ -23,6 +23,16 @@ from app.web.view import BoardView, ColumnView
 from app.web.view import html_escape as escape
 from app.web.words import card_name, suit_name
 
+# The parts templates/play.html calls (``app.web.rendering`` hands them to it as ``Markup``).
+PAGE_PARTS: tuple[str, ...] = (
+    "column_html",
+    "stock_button",
+    "moves_count",
+    "game_head",
+    "runs_list",
+)
+PAGE_PARTS += ("undo_button", "redo_button", "message_text", "board_fields")
+
 # Rendered columns and cards by everything their markup depends on (emptied when full): a move
 # changes one to three of a board's columns, and of those only the last card or two.
 _COLUMNS: dict[tuple[Any, ...], str] = {}

@@ -106,20 +106,7 @@ def _markup(part: Callable[..., str]) -> Callable[..., Markup]:
 # The parts every htmx answer re-sends, in Python (``app/web/board_html.py``): the page calls
 # the same functions.
 templates.env.globals.update(
-    {
-        name: _markup(getattr(board_html, name))
-        for name in (
-            "column_html",
-            "stock_button",
-            "moves_count",
-            "game_head",
-            "runs_list",
-            "undo_button",
-            "redo_button",
-            "message_text",
-            "board_fields",
-        )
-    }
+    {name: _markup(getattr(board_html, name)) for name in board_html.PAGE_PARTS}
 )
 
 # The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same

@@ -122,6 +122,10 @@ class FamilySearch:
     """The complete depth-first search's mutable state (``winfirst.py`` builds its incomplete
     search on it)."""
 
+    # True in the win-first phase (``winfirst.py``): a face-up card lying on a face-up parent is
+    # never picked up off it there, and the proof of loss proves positions lost in that game.
+    keep_joined = False
+
     def __init__(self, game: Game) -> None:
         v = game.variant
         self.variant = v
@@ -630,7 +634,10 @@ class FamilySearch:
         return bool(base) or all(self.cols)
 
     def dead_reason(self) -> str:
-        """Why the position is lost ("" if no proof is found): ``proof.py``'s proof."""
+        """Why the position is lost ("" if no proof is found): ``proof.py``'s proof, for the
+        game this search plays (with ``keep_joined``, the win-first phase's: a position it
+        proves lost has no win that phase could find, so it is not searched; it may still be
+        won in the full game, which only the complete search decides)."""
         return family_dead_reason(
             self.cols,
             self.hidden,
@@ -639,6 +646,7 @@ class FamilySearch:
             self.parents,
             self.children,
             len(self.cells),
+            self.keep_joined,
         )
 
     def _undo(self, kind: int, a: int, b: int, card: int, saved: tuple[object, ...]) -> None:

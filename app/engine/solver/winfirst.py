@@ -41,7 +41,6 @@ from collections.abc import Callable
 from ..cards import KING
 from ..game import Action, Game
 from .family_search import COL, TO_CELL, FamilySearch
-from .proof import family_dead_reason
 from .search import WALL_TIME, Clock, OutOfBudget, Searcher, SearchResult
 
 BASE_NODES = 400  # the first run's node limit; run k gets luby(k) times this
@@ -100,22 +99,6 @@ class _WinFirst(FamilySearch):
             kept = [(p + noise * r(), m) for p, m in kept]
         kept.sort(key=lambda s: -s[0])
         return [m for _, m in kept]
-
-    def dead_reason(self) -> str:
-        """``proof.py``'s proof for the game this phase plays (``keep_joined``: a face-up card
-        lying on a face-up parent is never picked up off it): a position it proves lost has
-        no win this phase could find, so it is not searched (it may still be won in the full
-        game, which only the complete search decides)."""
-        return family_dead_reason(
-            self.cols,
-            self.hidden,
-            self.reserve + self.cells,
-            self.stock,
-            self.parents,
-            self.children,
-            len(self.cells),
-            self.keep_joined,
-        )
 
     def _stays_alive(self, b: int, base: int) -> bool:
         # the lemma holds for the full game's proof only: with ``keep_joined`` the card laid
