@@ -1,4 +1,4 @@
-"""The play page keeps rendered markup (``app/web/rendering.py``: whole columns and single
+"""The play page keeps rendered markup (``app/web/board_html.py``: whole columns and single
 cards; ``app/web/view.py``: columns and cards as data) so that an htmx answer renders only the
 cards a move changed. A cache is right only if what it hands out is what a fresh render would
 draw: these tests play games through the pages, with picked-up cards and hints in between
