@@ -607,7 +607,11 @@ class FamilySearch:
         C requires no event P does not (g now lies on a parent; s is no longer face down):
         the proof finds nothing in C. Skipping it only saves time (and a skipped proof may
         only miss a cut anyway); ``tests/engine/test_solver_proof.py`` checks the claim
-        against the proof itself."""
+        against the proof itself. The lemma holds for the full game's proof only: with
+        ``keep_joined`` (the win-first phase) g, laid on t, is kept there, and its leaving no
+        longer meets the clauses it has to meet, so nothing is spared."""
+        if self.keep_joined:
+            return False
         cols = self.cols
         g = cols[b][base]
         stock = self.stock

@@ -100,11 +100,6 @@ class _WinFirst(FamilySearch):
         kept.sort(key=lambda s: -s[0])
         return [m for _, m in kept]
 
-    def _stays_alive(self, b: int, base: int) -> bool:
-        # the lemma holds for the full game's proof only: with ``keep_joined`` the card laid
-        # on t is kept there, and its leaving no longer meets the clauses it has to meet
-        return not self.keep_joined and super()._stays_alive(b, base)
-
     def _loose(self) -> set[int]:
         """The cards that may move somewhere once a card they fit on is bare: reserve and cell
         cards, and face-up cards that do not lie on a card they fit on."""
