@@ -36,6 +36,7 @@ from app.web import (
     together_pages,
 )
 from app.web.front import FrontMiddleware
+from app.web.lean import first_routes
 from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
     app.include_router(together_pages.router)  # daily deal, challenges, live panels
+    # ... and the busiest of those first of all, matched by their patterns alone (the first
+    # routes FastAPI would try of the first two routers: the same answers, fewer steps).
+    first_routes(app, (api.router, api.FIRST), (pages.router, pages.FIRST))
     return app
 
 

@@ -200,4 +200,5 @@ def delete_player(request: Request, caller: CallerDep) -> Response:
     return response
 
 
-try_first(router, "post_move", "post_deal", "post_undo", "post_redo")  # the player's actions
+FIRST = ("post_move", "post_deal", "post_undo", "post_redo")  # the player's actions
+try_first(router, *FIRST)

@@ -24,6 +24,12 @@ an ordinary ``APIRoute``. The OpenAPI document is the route's, unchanged.
 routes can match (FastAPI tries every route of every included router in turn, ~1.6 us each:
 the play page's actions came after the JSON API's fourteen routes).
 
+``FirstRoutes``: the busiest routes (a player's actions and the play page), tried by the app's
+own router before any included router. FastAPI matches an included router's route through its
+own scan of that router's routes, twice a request (once to match, once to handle); a route of
+the app's own router is matched once, by its pattern. The answer is the same: only routes
+that FastAPI tries first of all the routes their path could match are given.
+
 Used by the routers of the JSON API (``app.web.api``) and of the play page
 (``app.web.pages``). A router that adds dependencies of its own
 to included routes (``include_router(dependencies=...)``) must not include lean routes: the
@@ -34,15 +40,15 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
-from starlette.routing import Match
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Match
+from starlette.types import Receive, Scope, Send
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 _NOT_LEAN = object()  # the request takes FastAPI's own path
@@ -207,3 +213,59 @@ class LeanRouter(APIRouter):
         if not scope.get("root_path") and not scope["path"].startswith(self.heads()):
             return Match.NONE, {}
         return super().matches(scope)
+
+
+class FirstRoutes(BaseRoute):
+    """``routes`` (of included routers, without prefixes of the inclusion's own), tried by
+    ``app``'s own router before everything else (``first_routes``), by their pattern alone.
+
+    Only routes FastAPI itself tries before any other route that could match their paths may
+    be given (the first of their routers, ``try_first``, in the first routers included, or in
+    routers whose paths no earlier route can match): then a request goes where FastAPI's own
+    scan sends it. A path none of them matches with its method goes on to FastAPI's own
+    routing (a wrong method, a trailing slash, a route of another router), and so does every
+    request while dependency overrides are in force (FastAPI applies them to the included
+    router's copy of a route) or under a root path."""
+
+    def __init__(self, app: FastAPI, routes: Sequence[APIRoute]) -> None:
+        self.fastapi_app = app
+        # (method, number of path segments, the last one when literal, else "")
+        self.shapes: dict[tuple[str, int, str], list[APIRoute]] = {}
+        for route in routes:
+            parts = route.path.split("/")
+            last = "" if "{" in parts[-1] else parts[-1]
+            for method in sorted(route.methods or ()):
+                self.shapes.setdefault((method, len(parts), last), []).append(route)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if (
+            scope["type"] != "http"
+            or scope.get("root_path")
+            or self.fastapi_app.dependency_overrides
+        ):
+            return Match.NONE, {}
+        path: str = scope["path"]
+        method: str = scope["method"]
+        size = path.count("/") + 1
+        shapes = self.shapes
+        for key in ((method, size, path.rsplit("/", 1)[-1]), (method, size, "")):
+            for route in shapes.get(key, ()):
+                match, child_scope = route.matches(scope)  # (sets child_scope["route"])
+                if match is Match.FULL:
+                    return match, child_scope
+        return Match.NONE, {}
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await scope["route"].handle(scope, receive, send)
+
+
+def first_routes(app: FastAPI, *groups: tuple[APIRouter, Sequence[str]]) -> None:
+    """Put a ``FirstRoutes`` of each (router, names)'s routes named so first in ``app``'s own
+    router (after the routers are included; each router's named routes ``try_first``)."""
+    routes = [
+        route
+        for router, names in groups
+        for route in router.routes
+        if isinstance(route, APIRoute) and route.name in names
+    ]
+    app.router.routes.insert(0, FirstRoutes(app, routes))

@@ -392,4 +392,5 @@ def rules(request: Request, csrf_token: CsrfToken) -> Response:
     return render(request, "rules.html", ctx)
 
 
-try_first(router, "play", "move", "step_action")  # the play page and its actions
+FIRST = ("play", "move", "step_action")  # the play page and its actions
+try_first(router, *FIRST)

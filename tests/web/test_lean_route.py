@@ -235,3 +235,89 @@ def test_a_lean_router_turns_away_a_path_outside_its_routes_heads() -> None:
     assert client.get("/games/1").status_code == 404
     assert tried == []
     assert api.router.heads() and all(h.startswith("/api/") for h in api.router.heads())
+
+
+def _answers(app: FastAPI, requests: list[tuple[str, str]]) -> list[tuple[Any, ...]]:
+    """Status, body and the route template (the access log's) of each request, as a new
+    player with a new game (their ids and token masked in the bodies)."""
+    import logging
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    log = logging.getLogger("scorpion.access")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        client = TestClient(app, follow_redirects=False)
+        token = client.get("/api/session").json()["csrf_token"]
+        game = client.post("/api/games", json={"deal_number": 5}, headers={"x-csrf-token": token})
+        gid = game.json()["id"]
+        out = []
+        for method, path in requests:
+            records.clear()
+            answer = client.request(
+                method,
+                path.format(gid=gid),
+                headers={"x-csrf-token": token, "hx-request": "true"},
+                data={"version": "999"} if method == "POST" else None,
+            )
+            text = answer.text.replace(gid, "{gid}").replace(token, "{token}")
+            out.append((method, path, answer.status_code, text, records[-1].route))
+        return out
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+FIRST_REQUESTS = [
+    ("GET", "/games/{gid}"),
+    ("GET", "/games/nope"),
+    ("HEAD", "/games/{gid}"),
+    ("GET", "/games/{gid}/"),
+    ("POST", "/games/{gid}"),  # 405
+    ("POST", "/games/{gid}/move"),  # a stale version: the conflict answer
+    ("GET", "/games/{gid}/move"),  # back to the game
+    ("POST", "/games/{gid}/undo"),
+    ("POST", "/games/{gid}/redo"),
+    ("POST", "/games/{gid}/deal"),
+    ("POST", "/games/{gid}/restart"),  # not a first route
+    ("POST", "/games/{gid}/move/"),
+    ("POST", "/games/{gid}/moves"),  # the JSON API's name under the pages' head: 404
+    ("POST", "/api/games/{gid}/moves"),
+    ("POST", "/api/games/{gid}/deal"),
+    ("POST", "/api/games/{gid}/undo"),
+    ("POST", "/api/games/{gid}/redo"),
+    ("GET", "/api/games/{gid}/undo"),
+    ("GET", "/api/games/{gid}"),
+    ("POST", "/api/games/{gid}/move"),
+    ("GET", "/games"),
+    ("GET", "/rules/x"),
+]
+
+
+def test_the_first_routes_answer_as_fastapis_own_routing(app: FastAPI) -> None:
+    """``FirstRoutes`` (the player's actions and the play page, matched before FastAPI's
+    included routers): the same status, body and route for each request as the same app
+    without it, and the first routes are in front of the app's router."""
+    from app.main import create_app
+    from app.web.lean import FirstRoutes
+
+    assert isinstance(app.router.routes[0], FirstRoutes)
+    shapes = app.router.routes[0].shapes
+    assert {r.name for rs in shapes.values() for r in rs} == {
+        "post_move",
+        "post_deal",
+        "post_undo",
+        "post_redo",
+        "play",
+        "move",
+        "step_action",
+    }
+    plain = create_app()
+    plain.router.routes[:] = [r for r in plain.router.routes if not isinstance(r, FirstRoutes)]
+    first = _answers(app, FIRST_REQUESTS)
+    assert [a[4] for a in first[:2]] == ["/games/{game_id}"] * 2
+    assert first[5][4] == "/games/{game_id}/move" and first[13][4] == "/api/games/{id}/moves"
+    assert _answers(plain, FIRST_REQUESTS) == first
