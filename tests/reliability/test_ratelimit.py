@@ -15,7 +15,8 @@ from app.config import Settings
 from app.db.models import RateLimitCounter
 from app.db.session import make_engine
 from app.services import delete_player
-from app.services.ratelimit import RateLimited, consume
+from app.services.common import write_tx
+from app.services.ratelimit import RateLimited, consume, count
 from tests.support.live import LivePlayer, at_once
 from tests.support.server import ServerFactory
 
@@ -87,6 +88,33 @@ def test_fixed_window_counter(session: Session) -> None:
     # Deleting the player deletes its counters (ON DELETE CASCADE).
     delete_player(session, PLAYER)
     assert _rows(session) == 0
+
+
+def test_an_actions_count_inside_its_transaction_keeps_the_same_window(session: Session) -> None:
+    """``count`` (an action's, inside its own transaction: the row's UPDATE, its first count
+    the UPSERT) opens, adds to and restarts windows exactly as ``consume`` does."""
+    s = _settings()
+    t0 = 1_000_020.0
+
+    def counted(now: float) -> int | None:
+        with write_tx(session):
+            return count(session, PLAYER, "actions", settings=s, now=now)
+
+    assert counted(t0) is None  # no player row: nothing counted, nothing written
+    assert _rows(session) == 0
+    consume(session, PLAYER, "games", settings=s, now=t0)  # (makes the player row)
+    assert [counted(t0 + i) for i in range(5)] == [1, 2, 3, 4, 5]
+    with pytest.raises(RateLimited) as info:
+        counted(t0 + 30)
+    assert info.value.retry_after == 30
+    assert counted(t0 + 60) == 1  # the next window
+    assert counted(t0 + 59) == 2  # a clock a little behind adds to it, never reopens one
+    assert counted(t0 + 125) == 1
+    row = session.execute(
+        text("SELECT count, window_start FROM rate_limits WHERE scope = 'actions'")
+    ).one()
+    session.rollback()
+    assert tuple(row) == (1, 1_000_140)
 
 
 def test_counter_is_atomic_under_concurrency(fresh_db_url: str) -> None:
