@@ -237,6 +237,7 @@ def _instructions(path: str, count: int, template_db: Path) -> int:
             "RATE_LIMIT_ACTIONS": "100000000",
             "RATE_LIMIT_GAMES": "100000000",
             "PYTHONPATH": str(ROOT),
+            "PYTHONHASHSEED": "0",  # the same hashes, so the same dict and set layouts, each run
         }
         cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
         cmd += ["--cachegrind-out-file=/dev/null", sys.executable, "-m", "scripts.bench_instr"]

@@ -220,7 +220,6 @@ async def _after_action(
         return see_other(f"/games/{state.id}")
     before = state.previous
     notice = describe_change(before, state.view, action, move)
-    ctx = board_context(request, csrf_token, state, notice=notice)
     # Only what changed: the status, the message, the tools that changed (the page's script
     # copies the new version into their forms), the piles and the columns that differ.
     after = state.view
@@ -234,7 +233,10 @@ async def _after_action(
             c for c, (x, y) in enumerate(zip(before.columns, after.columns, strict=True)) if x != y
         },
     }
-    return render_update(ctx, changes)
+    ctx = board_context(
+        request, csrf_token, state, notice=notice, only=changes["columns"], layout=False
+    )
+    return render_update(request, csrf_token, ctx, changes)
 
 
 class MoveForm(BaseModel):

@@ -10,7 +10,7 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -257,15 +257,20 @@ def _html(content: str) -> Response:
     return HTMLResponse(content, headers={"Vary": "HX-Request", "Cache-Control": "no-store"})
 
 
-def render_update(ctx: dict[str, Any], changes: Mapping[str, Any]) -> Response:
+def render_update(
+    request: Request, csrf_token: str, ctx: dict[str, Any], changes: Mapping[str, Any]
+) -> Response:
     """The answer to an htmx action on the play page: the parts it changed
     (``board_html.update_html``; the toolbar, the piles and the ending from play.html's
-    blocks, when they changed)."""
-    return _html(
-        board_html.update_html(
-            ctx, changes, lambda name: render_block(templates.env, "play.html", name, ctx)
-        )
-    )
+    blocks, when they changed: only then is the layout's context made, ``base_context``).
+    ``ctx``: ``board_context(..., only=changes["columns"], layout=False)``."""
+
+    def block(name: str) -> str:
+        if "csrf_input" not in ctx:
+            ctx.update(base_context(request, csrf_token, "play"))
+        return render_block(templates.env, "play.html", name, ctx)
+
+    return _html(board_html.update_html(ctx, changes, block))
 
 
 def see_other(url: str) -> Response:
@@ -301,8 +306,11 @@ def board_context(
     error: str | None = None,
     notice: str | None = None,
     sel_pile: tuple[str, int] | None = None,
+    only: Collection[int] | None = None,
+    layout: bool = True,
 ) -> dict[str, Any]:
-    """The play page's context: the layout's and the board ``b`` of ``state``."""
+    """The play page's context: the layout's (``layout``) and the board ``b`` of ``state``
+    (``only``: of those columns alone, ``board_view``)."""
     b = board_view(
         game_id=state.id,
         variant=state.variant,
@@ -320,6 +328,7 @@ def board_context(
         hints=hints,
         sel_pile=sel_pile,
         moves=state.moves,
+        only=only,
     )
     b.error = error
     b.notice = notice
@@ -328,7 +337,7 @@ def board_context(
     # A shared deal whose number is hidden is the daily deal (the number shows once the day
     # is over): the page names it so, never "custom".
     b.daily = is_daily_game(state)
-    ctx = base_context(request, csrf_token, "play")
+    ctx = base_context(request, csrf_token, "play") if layout else {}
     ctx["b"] = b
     return ctx
 

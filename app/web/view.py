@@ -6,7 +6,7 @@ words for cards and moves are in ``app.web.words``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -273,7 +273,10 @@ def board_view(
     hints: list[Move] | None = None,
     sel_pile: tuple[str, int] | None = None,
     moves: Iterable[Move] = (),
+    only: Collection[int] | None = None,
 ) -> BoardView:
+    """The board of ``view``; ``only``: the indexes of the only columns it needs (an htmx
+    action's answer sends just the columns the action changed), else all."""
     v = get_variant(variant) if variant in ALL_VARIANTS else None
     hint_src: set[tuple[int, int]] = set()
     hint_dst: set[int] = set()
@@ -319,6 +322,7 @@ def board_view(
             c in hint_dst,
         )
         for c, col in enumerate(view.columns)
+        if only is None or c in only
     ]
     elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
     selected_label = None
