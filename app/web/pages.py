@@ -224,18 +224,17 @@ async def _after_action(
     # copies the new version into their forms), the piles and the columns that differ.
     after = state.view
     tools = (("undo", before.can_undo, after.can_undo), ("redo", before.can_redo, after.can_redo))
+    columns = {
+        c for c, (x, y) in enumerate(zip(before.columns, after.columns, strict=True)) if x != y
+    }
     changes = {
         "tools": "all" if before.status != after.status else {n for n, x, y in tools if x != y},
         "stock": before.stock != after.stock,
         "runs": before.completed != after.completed,
         "piles": (before.reserves, before.cells) != (after.reserves, after.cells),
-        "columns": {
-            c for c, (x, y) in enumerate(zip(before.columns, after.columns, strict=True)) if x != y
-        },
+        "columns": columns,
     }
-    ctx = board_context(
-        request, csrf_token, state, notice=notice, only=changes["columns"], layout=False
-    )
+    ctx = board_context(request, csrf_token, state, notice=notice, only=columns, layout=False)
     return render_update(request, csrf_token, ctx, changes)
 
 
