@@ -58,10 +58,11 @@ class Client:
         path: str,
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
+        token_header: bool = True,
     ) -> tuple[float, int, bytes]:
         """(seconds, status, body) of one request."""
         h = {"Cookie": self.cookie} if self.cookie else {}
-        if self.csrf and method != "GET":
+        if self.csrf and method != "GET" and token_header:
             h["X-CSRF-Token"] = self.csrf
         h.update(headers or {})
         t0 = time.perf_counter()
@@ -86,7 +87,8 @@ class Client:
     def form(self, path: str, fields: dict[str, Any]) -> tuple[float, bytes]:
         body = urlencode({**fields, "csrf_token": self.csrf}).encode()
         headers = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}
-        seconds, status, data = self.request("POST", path, body, headers)
+        # (the token in the form alone, as the play page sends it)
+        seconds, status, data = self.request("POST", path, body, headers, token_header=False)
         if status != 200 or b'class="error"' in data:
             raise RuntimeError(f"POST {path}: {status} {data[:300]!r}")
         return seconds, data

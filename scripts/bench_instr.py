@@ -107,13 +107,18 @@ class Driver:
         self.csrf = ""
 
     async def call(
-        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+        token_header: bool = True,
     ) -> tuple[int, bytes]:
         path, _, query = path.partition("?")
         raw = {"host": "bench", "content-length": str(len(body)), **(headers or {})}
         if self.cookie:
             raw["cookie"] = self.cookie
-        if self.csrf and method != "GET":
+        if self.csrf and method != "GET" and token_header:
             raw["x-csrf-token"] = self.csrf
         scope = {
             "type": "http",
@@ -165,7 +170,8 @@ class Driver:
     async def form(self, path: str, fields: dict[str, Any]) -> bytes:
         body = urlencode({**fields, "csrf_token": self.csrf}).encode()
         headers = {"content-type": "application/x-www-form-urlencoded", "hx-request": "true"}
-        return (await self.call("POST", path, body, headers))[1]
+        # (the token in the form alone, as the play page sends it)
+        return (await self.call("POST", path, body, headers, token_header=False))[1]
 
 
 async def _inner(path: str, count: int) -> None:

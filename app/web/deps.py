@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
@@ -163,6 +163,33 @@ def identify(scope: Scope, cookie_header: str | None, settings: Settings) -> Ide
     return Identity(player_id, is_new, token, new_cookie)
 
 
+# ``scope["state"]``: (the body, its fields) of an urlencoded form the CSRF check read for its
+# token, so that the route's form parser (``app.web.rendering.form_fields``) reads it once.
+FORM_PAIRS = "form_pairs"
+
+
+def urlencoded_pairs(text: str) -> list[tuple[str, str]]:
+    """``parse_qsl(text, keep_blank_values=True)``: the same pairs, split by hand when no
+    field has an escape (``%`` or ``+``) to decode, as a form of the site's has none."""
+    if "%" in text or "+" in text:
+        return parse_qsl(text, keep_blank_values=True)
+    pairs = []
+    for part in text.split("&"):
+        if part:
+            name, _, value = part.partition("=")
+            pairs.append((name, value))
+    return pairs
+
+
+def body_pairs(scope: Scope, body: bytes) -> list[tuple[str, str]]:
+    """The fields of ``body``, the urlencoded form of the request of ``scope``: those the CSRF
+    check read, when it read this body, else read now."""
+    read = scope.get("state", {}).get(FORM_PAIRS)
+    if read is not None and read[0] == body:
+        return list(read[1])
+    return urlencoded_pairs(body.decode("latin-1"))
+
+
 CSRF_HEADERS = frozenset({b"sec-fetch-site", b"origin", b"x-csrf-token", b"content-type"})
 
 
@@ -240,8 +267,9 @@ async def _form_token(
     body = b"".join(chunks)
     token: str | None = None
     if content_type == "application/x-www-form-urlencoded":
-        values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(CSRF_FIELD)
-        token = values[0] if values else None
+        pairs = urlencoded_pairs(body.decode("latin-1"))
+        token = next((value for name, value in pairs if name == CSRF_FIELD), None)
+        scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
     else:
         try:
             form = await Request(scope, _body_once(body, _disconnected)).form()
