@@ -139,4 +139,3 @@ def test_the_phase_deals_among_its_moves_where_listed() -> None:
     game = Game.new("double-scorpion", deal_from_number(3, "double-scorpion"))
     game.apply(("deal",))
     assert (DEAL, 0, 0, 0) not in _WinFirst(game, None, NOISE).gen_moves()
-

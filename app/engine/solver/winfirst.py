@@ -12,6 +12,10 @@ away. Before it, ``solve_family`` gives this phase a share of the budget:
   A run that meets its limit is abandoned and the next one starts; a run that exhausts its
   pruned tree ends the phase (every run explores the same pruned positions, only in another
   order), proving nothing.
+- **the deal among the moves** (Double Scorpion, ``DEAL_PRIORITY``): the deal of the stock is
+  scored and shaken like the other moves, so runs deal at different times; elsewhere it comes
+  after every other move, as in the complete search (the 71 deals of 1-5,000 undecided at
+  10 s before: 6 won now, none decided before lost, ``docs/odds.md``);
 - **sure joins** where a lemma keeps a shortest winning line (How They Run's ``cell_join``,
   ``family_search.py``), taken as the only move, as in the complete search;
 - **strong pruning** (unsound for a loss, harmless for a win): a face-up card that lies on a
