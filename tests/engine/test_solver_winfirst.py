@@ -8,6 +8,7 @@ loss tried on fewer positions (``FamilySearch._prove``) changes no verdict.
 
 from __future__ import annotations
 
+import random
 from functools import cache
 
 import pytest
@@ -15,9 +16,9 @@ import pytest
 from app.engine import ALL_VARIANTS, Game, deal_from_number
 from app.engine.solver import verify_line
 from app.engine.solver.family import solve_family
-from app.engine.solver.family_search import FamilySearch
+from app.engine.solver.family_search import DEAL, FamilySearch
 from app.engine.solver.search import SearchResult, run_search
-from app.engine.solver.winfirst import luby, win_first
+from app.engine.solver.winfirst import DEAL_PRIORITY, NOISE, _WinFirst, luby, win_first
 from tests.support.brute import small_position
 
 FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
@@ -115,3 +116,26 @@ def test_a_sparser_proof_of_loss_changes_no_verdict(variant: str) -> None:
         assert len(decided) <= 1, (variant, seed, results, plain)
         agree += len(decided) == 1 and "unknown" not in results
     assert agree >= 10, agree
+
+
+def test_the_phase_deals_among_its_moves_where_listed() -> None:
+    # ``winfirst.DEAL_PRIORITY``: in Double Scorpion the phase's moves include the deal (with
+    # its priority and the noise, so that runs deal at different times); elsewhere, and in the
+    # complete search, the deal comes after every other move (never in ``gen_moves``)
+    deal = (DEAL, 0, 0, 0)
+    for variant in ("double-scorpion", "scorpion-tail"):
+        game = Game.new(variant, deal_from_number(3, variant))
+        assert game.stock
+        assert deal not in FamilySearch(game).gen_moves()
+        listed = variant == "double-scorpion"  # measured there only (``DEAL_PRIORITY``)
+        assert (variant in DEAL_PRIORITY) == listed
+        for rng in (None, random.Random(2)):
+            moves = _WinFirst(game, rng, NOISE).gen_moves()
+            assert (deal in moves) == listed, (variant, rng)
+            if listed and rng is None:
+                # with no noise: after the moves scored higher than the deal, before the others
+                assert moves.index(deal) > 0
+    # once the stock is dealt there is nothing to deal
+    game = Game.new("double-scorpion", deal_from_number(3, "double-scorpion"))
+    game.apply(("deal",))
+    assert (DEAL, 0, 0, 0) not in _WinFirst(game, None, NOISE).gen_moves()

@@ -81,6 +81,9 @@ COL = 0  # (a, i, b): column a from index i onto column b
 RES = 1  # (k, 0, b): reserve k onto column b
 CELL = 2  # (k, 0, b): cell k onto column b
 TO_CELL = 3  # (a, i, k): the exposed card of column a into cell k
+# (0, 0, 0): the deal of the stock, as a move among the others (only the win-first phase's
+# ``gen_moves`` lists it, ``winfirst.DEAL_PRIORITY``; else the deal comes after every move)
+DEAL = 4
 
 _PILE_NAME = {RES: "reserve", CELL: "cell"}
 
@@ -520,7 +523,13 @@ class FamilySearch:
             raise OutOfBudget
         seen, path = self.seen, self.path
         alive = self.alive
+        dealt = False
         for kind, a, i, b in self.gen_moves():
+            if kind == DEAL:
+                dealt = True
+                if self._deal_child():
+                    return True
+                continue
             card = -1
             if kind in (RES, CELL):
                 card = (self.reserve if kind == RES else self.cells)[a]
@@ -546,26 +555,31 @@ class FamilySearch:
                     return True
                 path.pop()
             self._undo(kind, a, b, card, saved)
-        if self.stock:
-            rec = self.make_deal()
-            if self.done == self.runs_needed:
-                path.append(("deal",))
+        # the deal last, unless ``gen_moves`` placed it among the moves (``DEAL``)
+        return bool(self.stock) and not dealt and self._deal_child()
+
+    def _deal_child(self) -> bool:
+        """Deal the stock and search from there (unless seen or proved lost); True on a win."""
+        seen, path = self.seen, self.path
+        rec = self.make_deal()
+        if self.done == self.runs_needed:
+            path.append(("deal",))
+            return True
+        key = self.key()
+        if key not in seen:
+            seen.add(key)
+            if self.prove:
+                self.dead_checks += 1
+                if self.dead_reason():
+                    self.dead_cuts += 1
+                    self.undo_deal(rec)
+                    return False
+            self.alive = self.prove
+            path.append(("deal",))
+            if self.dfs():
                 return True
-            key = self.key()
-            if key not in seen:
-                seen.add(key)
-                if self.prove:
-                    self.dead_checks += 1
-                    if self.dead_reason():
-                        self.dead_cuts += 1
-                        self.undo_deal(rec)
-                        return False
-                self.alive = self.prove
-                path.append(("deal",))
-                if self.dfs():
-                    return True
-                path.pop()
-            self.undo_deal(rec)
+            path.pop()
+        self.undo_deal(rec)
         return False
 
     def _prove(self) -> bool:
