@@ -74,7 +74,9 @@ def _shown(game_id: str, snapshot: str, game: Game | None) -> Shown:
         if kept is not None and kept[0] == snapshot:
             return kept[1]
         game = Game.from_snapshot(snapshot)
-    shown: Shown = (game.public_view(), tuple(game.hints()), game.stuck, game.can_deal)
+    hints, can_deal = tuple(game.hints()), game.can_deal
+    # (``game.stuck`` itself, without looking for the hints once more)
+    shown: Shown = (game.public_view(), hints, not can_deal and not hints, can_deal)
     with _SHOWN_LOCK:
         _SHOWN[game_id] = (snapshot, shown)
         _SHOWN.move_to_end(game_id)
