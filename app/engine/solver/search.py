@@ -27,6 +27,13 @@ Facts the search stands on (RULES.md):
   above a card's predecessor in one column, when a King fills the last empty column, or with the
   deal, so the check runs at the start, after the deal and after such moves only (skipping a
   check can only miss a proof, never make a wrong one).
+- Wasp and Wasp II: with an empty column every card can leave, so the proof fires only while no
+  column is empty and no column's deepest card can ever leave (``PlainSearch.is_dead``, which
+  computes it the fast way). It is asked after every move that fills the last empty column
+  (most of the positions the search would otherwise explore are cut there), from the parent:
+  ``PlainSearch.fills_stay_alive`` computes the parent's propagation with the empty column left
+  out once, ``PlainSearch.fill_is_dead`` resumes it for each such move with the clauses the
+  move relaxes (it tightens none), a card lifted off its successor can join it again at once.
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
   successor is taken as a forced move (see ``PlainSearch.safe_joins``).
 - Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
@@ -92,6 +99,27 @@ def empty_targets(empties: list[int], stock_left: bool, nstock: int) -> list[int
     if late:
         targets.append(late[0])
     return targets
+
+
+# An item of ``PlainSearch.is_dead``'s propagation: (1 for a King, card, the card whose leaving
+# turns it face up or -1, the card on its successor or -1, the cards between it and its successor
+# above it in one column, one of which must leave, or None).
+_Item = tuple[int, int, int, int, tuple[int, ...] | None]
+# Where ``is_dead(skip_empty=True)`` ended: items, item by card (-1: none), items waiting for a
+# card, the Kings' items, ok by card, done by item, joined and needed by suit, runs ok by suit,
+# deepest cards.
+_FillState = tuple[
+    list[_Item],
+    list[int],
+    list[list[int]],
+    list[int],
+    list[bool],
+    list[bool],
+    list[int],
+    list[int],
+    list[bool],
+    list[bool],
+]
 
 
 class SolverUnsupported(ValueError):
@@ -212,6 +240,8 @@ class PlainSearch:
         for card in self.stock:
             under[card] = _IN_STOCK
         self.under = under
+        # ``is_dead(skip_empty=True)``'s propagation, where it ended (``fills_stay_alive``)
+        self.fill_state: _FillState | None = None
         self.seen: set[bytes] = set()
         self.path: list[Action] = []
         self.nodes = 0
@@ -566,10 +596,21 @@ class PlainSearch:
         """A non-empty reason when the position is proved lost ("must leave first")."""
         return dead_reason_of(self.cols, self.hidden, self.stock, self.wasp)
 
-    def is_dead(self) -> bool:
-        """``dead_reason() != ""``, computed faster (Scorpion and Scorpion II only)."""
-        if self.wasp:
-            return bool(self.dead_reason())
+    def is_dead(self, skip_empty: bool = False) -> bool:
+        """``dead_reason() != ""``, computed faster (``skip_empty``: Wasp only, see
+        ``fills_stay_alive``).
+
+        In Wasp and Wasp II (``dead_reason_of`` with ``wasp``) the proof can fire only while no
+        column is empty and no column's deepest card can ever leave: once E (some column
+        empty) is in the fixpoint, every card's leaving is (a face-up card leaves into the
+        empty column, M; a face-down one once the card on it has, from the top down), hence
+        every join's clauses are met (the cards between a card and its successor above it
+        include the successor itself). Before E, a card other than a King leaves only by its
+        join and a King only with its run, and a joined card never leaves: Scorpion's
+        propagation with no empty column. So the Wasp answer is that propagation, ended as
+        "alive" as soon as a deepest card can leave (or at once when a column is empty).
+        """
+        wasp = self.wasp
         cols, hidden, col_of, idx_of, under = (
             self.cols,
             self.hidden,
@@ -578,7 +619,7 @@ class PlainSearch:
             self.under,
         )
         ok = [False] * 52
-        items: list[tuple[int, int, int, int, tuple[int, ...] | None]] = []
+        items: list[_Item] = []
         need = [0, 0, 0, 0]
         covered: list[int] = []  # cards lying on a face-down King or face-down joined card
         bases: list[int] = []
@@ -586,6 +627,10 @@ class PlainSearch:
         for ci in range(NUM_COLUMNS):
             col = cols[ci]
             if not col:
+                if wasp:
+                    if skip_empty:
+                        continue
+                    return False
                 empty = True
                 continue
             bases.append(col[0])
@@ -618,7 +663,7 @@ class PlainSearch:
                         for j, e in enumerate(col[k + 1 : si + 1], k + 1)
                         if e % 13 == KING or col[j - 1] != e + 1
                     )
-                    if not alts:
+                    if not alts and not wasp:  # (in Wasp only until a column is empty)
                         return True
                 items.append((0, x, fd, on, alts))
         # Propagation: an item is looked at again only when one of the cards it waits
@@ -676,11 +721,134 @@ class PlainSearch:
             ok[x] = True
             stack.extend(waiting[x])
             if not empty and is_base[x]:
+                if wasp:
+                    return False
                 empty = True
                 stack.extend(kings)
+        if skip_empty:
+            index = [-1] * 52
+            for j, it in enumerate(items):
+                index[it[1]] = j
+            self.fill_state = (items, index, waiting, kings, ok, done, got, need, okr, is_base)
         if left:
             return True
         return any(not ok[c] for c in covered)
+
+    def fills_stay_alive(self) -> _FillState | None:
+        """Wasp, one column empty: None when no move filling it can lead to a position the
+        proof of loss calls lost (spare those checks); else where this propagation ended, for
+        ``fill_is_dead`` to answer for each such move.
+
+        It is Wasp's proof (``is_dead``) on this position with the empty column left out: the
+        events it finds can happen before any column is empty. ``fill_is_dead`` gives the
+        move of the group G led by the face-up card x, lying on a card y that is not its
+        successor, into the empty column (no run removed: y not an Ace): that move relaxes
+        clauses of the propagation and tightens none. Whatever lies on a successor stays
+        (but y is bare: the card y - 1 no longer waits for x); the cards between a card and
+        its successor above it in one column stay, or, for a card under x whose successor is
+        in G, are parted (no clause left); y may turn face up (no longer waiting for x); no
+        card is joined or parted from its successor (x did not lie on x + 1), so each run has
+        the same cards to join; every deepest card stays one and x becomes one. So the events
+        found here are found there too (with x one of the deepest cards: True if any deepest
+        card is among them), and the propagation resumed from here with the relaxed clauses
+        reaches that position's own fixpoint.
+        """
+        self.fill_state = None
+        if not self.is_dead(skip_empty=True):
+            return None
+        return self.fill_state
+
+    def fill_is_dead(self, state: _FillState, a: int, i: int) -> bool:
+        """Is the position after the move of ``cols[a][i:]`` into the empty column lost by the
+        proof (``is_dead``)? ``state``: what ``fills_stay_alive`` returned here. x =
+        ``cols[a][i]`` is face up and lies on y = ``cols[a][i - 1]``, neither x's successor nor
+        an Ace (see ``fills_stay_alive``)."""
+        items, index, waiting, kings, ok0, done0, got0, need, okr0, is_base = state
+        col = self.cols[a]
+        x = col[i]
+        if ok0[x]:
+            return False  # x, a deepest card there, can leave
+        col_of, idx_of = self.col_of, self.idx_of
+        y = col[i - 1]
+        relaxed: dict[int, _Item] = {}
+        j = index[y - 1] if y % 13 else -1
+        if j >= 0 and not done0[j] and items[j][3] == x:  # y is bare: y - 1 may join it
+            kind, c, fd, _on, alts = items[j]
+            relaxed[j] = (kind, c, fd, -1, alts)
+        j = index[y] if i == self.hidden[a] else -1
+        if j >= 0 and not done0[j]:  # y turns face up
+            kind, c, _fd, on, alts = relaxed.get(j) or items[j]
+            relaxed[j] = (kind, c, -1, on, alts)
+        for k in range(i):
+            w = col[k]
+            j = index[w]
+            if (
+                j >= 0
+                and not done0[j]
+                and w % 13 != KING
+                and col_of[w + 1] == a
+                and idx_of[w + 1] >= i
+            ):
+                kind, c, fd, on, _alts = relaxed.get(j) or items[j]
+                relaxed[j] = (kind, c, fd, on, None)  # w + 1 leaves with G: no clause
+        if not relaxed:
+            return True
+        ok = ok0[:]
+        done = done0[:]
+        got = got0[:]
+        okr = okr0[:]
+        stack = list(relaxed)
+        while stack:
+            j = stack.pop()
+            if done[j]:
+                continue
+            kind, c, fd, on, alts = relaxed.get(j) or items[j]
+            if fd >= 0 and not ok[fd]:
+                continue
+            if kind:
+                if not okr[c // 13]:
+                    continue
+            else:
+                if on >= 0 and not ok[on]:
+                    continue
+                if alts is not None:
+                    for e in alts:
+                        if ok[e]:
+                            break
+                    else:
+                        continue
+                su = c // 13
+                got[su] += 1
+                if got[su] == need[su]:
+                    okr[su] = True
+                    stack.extend(kings)
+            done[j] = True
+            ok[c] = True
+            if is_base[c] or c == x:
+                return False  # a deepest card there can leave
+            stack.extend(waiting[c])
+        return True
+
+    def _fills(self) -> tuple[int, _FillState | None]:
+        """``dfs``: what moves filling the last empty column need (its ``fills``)."""
+        if sum(not c for c in self.cols) != 1:
+            return 3, None
+        state = self.fills_stay_alive()
+        return (1, None) if state is None else (2, state)
+
+    def _fill(self, state: _FillState | None, a: int, i: int) -> int:
+        """``dfs``: the proof after the move of ``cols[a][i:]`` (i > 0) into the last empty
+        column, from the parent (1 lost, 0 nothing found), unless a run is removed."""
+        col = self.cols[a]
+        x = col[i]
+        if state is None or (col[i - 1] == x + 1 and x % 13 != KING):
+            # nothing to find, or x can join x + 1 again at once (x, a column's deepest card,
+            # lies bare at its column's top): a column can be emptied
+            return 0
+        self.dead_checks += 1
+        dead = self.fill_is_dead(state, a, i)
+        self.dead_cuts += dead
+        return int(dead)
 
     # -- the search ---------------------------------------------------------------------
 
@@ -698,10 +866,14 @@ class PlainSearch:
         prune = self.prune
         cols = self.cols
         table = _KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL
+        fills = 0  # Wasp, filling the last empty column: 1 no check needed, 2 see
+        # ``fill_is_dead``, 3 no such move (``fills_stay_alive``, asked at the first one)
+        fill_state: _FillState | None = None
         for a, i, b in self.gen_moves():
             src = cols[a]
             dst = cols[b]
             base = len(dst)
+            fill = -1  # the proof after the move: 1 lost, 0 finds nothing, -1 not known
             if src[-1] % 13 and not (i and src[i - 1] % 13 == 0):
                 # No run can be removed: the child's key is known without making the move.
                 k = bytearray(under)
@@ -711,20 +883,41 @@ class PlainSearch:
                 key = bytes(k).translate(table)
                 if key in seen:
                     continue
+                if not base and i and prune and self.wasp:
+                    if not fills:
+                        fills, fill_state = self._fills()
+                    if fills < 3:
+                        fill = self._fill(fill_state, a, i)
+                        if fill:
+                            seen.add(key)  # lost
+                            continue
                 rec = self.make_move(a, i, b)
             else:
+                if not base and i and prune and self.wasp:
+                    if not fills:
+                        fills, fill_state = self._fills()
+                    if fills < 3:
+                        fill = self._fill(fill_state, a, i)
                 rec = self.make_move(a, i, b)
                 if self.done == 4:
                     path.append(("move", a, i, b))
                     return True
+                if fill >= 0 and rec[5] & 1:  # a run removed: not what ``fill`` is about
+                    self.dead_cuts -= fill
+                    fill = -1
                 key = bytes(under).translate(table)
                 if key in seen:
+                    if fill > 0:
+                        self.dead_cuts -= 1  # not a position of the search
                     self.unmake_move(rec)
                     continue
             seen.add(key)  # a position proved lost is remembered as explored, too
+            if fill > 0:
+                self.unmake_move(rec)
+                continue
             if prune and (
                 self.needs_check(b, base)
-                or (base == 0 and not self.wasp and all(cols))  # filled the last empty column
+                or (base == 0 and fill < 0 and all(cols))  # filled the last empty column
             ):
                 self.dead_checks += 1
                 if self.is_dead():
