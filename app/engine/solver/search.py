@@ -266,6 +266,9 @@ class PlainSearch:
         # Wasp, stock empty (pruning on): a join onto a King run is the only move tried (see
         # ``PlainSearch.forced_join``).
         self.wasp_joins = prune and self.wasp
+        # Wasp, stock empty (pruning on): a card is lifted off its successor into an empty
+        # column only when a card under it could use that (see ``PlainSearch.idle_lift``).
+        self.lift_rule = prune and self.wasp
 
     def _king_run(self, t: int, n: int) -> bool:
         """The ``n`` deepest cards of column t are face up and form their suit's run from the
@@ -301,6 +304,49 @@ class PlainSearch:
         if sc != c:
             return si == len(self.cols[sc]) - 1 and self._king_run(sc, si + 1)
         return si == i - 1 and self._king_run(c, i)
+
+    def idle_lift(self, c: int, i: int) -> bool:
+        """``lift_rule`` (Wasp, stock empty): True when the move of x = ``cols[c][i]`` (with the
+        cards on it, G) into an empty column is skipped: x lies on x + 1, face up, and no
+        face-up card v from the column's first face-up card up to x + 1 (``cols[c][:i]``) has
+        v + 1 in G (v not a King); i > 0.
+
+        Lemma: from every winnable position some shortest winning line moves no such card
+        ("skipped lifts"). By induction on the length n of a shortest win from P. If a
+        shortest line starts with a move that is not a skipped lift, the induction applies to
+        the next position. Else it starts with the lift m of G into the empty column E; let Q*
+        run along a shortest winning line of P.m without skipped lifts (by induction) and P*
+        along a line from P, keeping "P* is Q* with G (as it changes) lying on x + 1 instead of
+        at the bottom of E, E empty": in Q* nothing lands on x + 1 (only x could), so x + 1
+        stays at its column's top; a card of G is picked up with the same cards on it, a card
+        under x + 1 (or x + 1) carries G along in P* only, a group landing on G's top card lands
+        on the same card, P* has every empty column of Q* and E, the same face-down cards (x +
+        1 is face up) and a run removed in Q* is removed in P* (it lies within G above x, x is
+        no King). Each step of Q* is the same step in P* until (a) x moves onto x + 1 (P*
+        skips it: equal positions); (b) x moves into another empty column F (P* does nothing;
+        the relation goes on with F for E); (c) a card v under x + 1 (or x + 1) moves onto v +
+        1 at G's top: P* lifts G into E first (not skipped: v + 1 is in G), then moves v too:
+        equal positions; (d) a run completes in P* through x + 1 and x: P* is then Q* without
+        that suit (K..x + 1 at a column's top and x..A alone in E), which wins as soon as Q*
+        does (its cards lie only on each other, at columns' tops: Q*'s steps without them are
+        legal, with every empty column and face-up card of Q*), and, won sooner, by induction
+        without skipped lifts. The steps copied stay free of skipped lifts (a lift of a card z
+        in Q* is one in P*, with at least the cards of Q* under z + 1 and on z). So P has a
+        line of at most n steps without skipped lifts. The stock must be empty (a deal lands on
+        different cards). The combination with the other pruning holds: this is a shortest
+        line whose first move is a shortest line's (``joins_instead``) or a forced join.
+        """
+        col = self.cols[c]
+        col_of, idx_of = self.col_of, self.idx_of
+        x = col[i]
+        h = self.hidden[c]
+        if i <= h or x % 13 == KING or col[i - 1] != x + 1:
+            return False  # not a lift off a face-up successor
+        for k in range(h, i):
+            v = col[k]
+            if v % 13 != KING and col_of[v + 1] == c and idx_of[v + 1] >= i:
+                return False
+        return True
 
     def forced_join(self, a: int, i: int) -> bool:
         """``wasp_joins`` (Wasp, stock empty): the join of the face-up card x = ``cols[a][i]``
@@ -528,8 +574,11 @@ class PlainSearch:
                     if c >= 0 and idx_of[k] >= hidden[c]:
                         leaders.append((c, idx_of[k]))
             merge = self.merge_first and not stock
+            lifts = self.lift_rule and not stock
             for c, i in leaders:
                 if merge and self.joins_instead(c, i):
+                    continue
+                if lifts and i and self.idle_lift(c, i):
                     continue
                 for t in targets:
                     if c == t:
