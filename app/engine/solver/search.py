@@ -105,12 +105,14 @@ def empty_targets(empties: list[int], stock_left: bool, nstock: int) -> list[int
 # turns it face up or -1, the card on its successor or -1, the cards between it and its successor
 # above it in one column, one of which must leave, or None).
 _Item = tuple[int, int, int, int, tuple[int, ...] | None]
-# Where ``is_dead(skip_empty=True)`` ended: items, item by card (-1: none), items waiting for a
-# card, the Kings' items, ok by card, done by item, joined and needed by suit, runs ok by suit,
-# deepest cards.
+# Where ``is_dead(skip_empty=True)`` ended: items, item by card (-1: none), by column the items
+# still waiting for a card between them and their successor above them (index of the card, of
+# its successor, item), items waiting for a card, the Kings' items, ok by card, done by item,
+# joined and needed by suit, runs ok by suit, deepest cards.
 _FillState = tuple[
     list[_Item],
     list[int],
+    list[list[tuple[int, int, int]]],
     list[list[int]],
     list[int],
     list[bool],
@@ -776,9 +778,25 @@ class PlainSearch:
                 stack.extend(kings)
         if skip_empty:
             index = [-1] * 52
+            parted: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_COLUMNS)]
             for j, it in enumerate(items):
                 index[it[1]] = j
-            self.fill_state = (items, index, waiting, kings, ok, done, got, need, okr, is_base)
+                if it[4] is not None and not done[j]:  # its successor above it, in one column
+                    x = it[1]
+                    parted[col_of[x]].append((idx_of[x], idx_of[x + 1], j))
+            self.fill_state = (
+                items,
+                index,
+                parted,
+                waiting,
+                kings,
+                ok,
+                done,
+                got,
+                need,
+                okr,
+                is_base,
+            )
         if left:
             return True
         return any(not ok[c] for c in covered)
@@ -810,42 +828,30 @@ class PlainSearch:
     def fill_is_dead(self, state: _FillState, a: int, i: int) -> bool:
         """Is the position after the move of ``cols[a][i:]`` into the empty column lost by the
         proof (``is_dead``)? ``state``: what ``fills_stay_alive`` returned here. x =
-        ``cols[a][i]`` is face up and lies on y = ``cols[a][i - 1]``, neither x's successor nor
-        an Ace (see ``fills_stay_alive``)."""
-        items, index, waiting, kings, ok0, done0, got0, need, okr0, is_base = state
+        ``cols[a][i]`` is face up and lies on y = ``cols[a][i - 1]``, not its successor; the
+        move removes no run (see ``fills_stay_alive``)."""
+        items, index, parted, waiting, kings, ok, done, got, need, okr, is_base = state
         col = self.cols[a]
         x = col[i]
-        if ok0[x]:
+        if ok[x]:
             return False  # x, a deepest card there, can leave
-        col_of, idx_of = self.col_of, self.idx_of
         y = col[i - 1]
         relaxed: dict[int, _Item] = {}
         j = index[y - 1] if y % 13 else -1
-        if j >= 0 and not done0[j] and items[j][3] == x:  # y is bare: y - 1 may join it
+        if j >= 0 and not done[j] and items[j][3] == x:  # y is bare: y - 1 may join it
             kind, c, fd, _on, alts = items[j]
             relaxed[j] = (kind, c, fd, -1, alts)
         j = index[y] if i == self.hidden[a] else -1
-        if j >= 0 and not done0[j]:  # y turns face up
+        if j >= 0 and not done[j]:  # y turns face up
             kind, c, _fd, on, alts = relaxed.get(j) or items[j]
             relaxed[j] = (kind, c, -1, on, alts)
-        for k in range(i):
-            w = col[k]
-            j = index[w]
-            if (
-                j >= 0
-                and not done0[j]
-                and w % 13 != KING
-                and col_of[w + 1] == a
-                and idx_of[w + 1] >= i
-            ):
+        for kw, ks, j in parted[a]:
+            if kw < i <= ks:  # its successor leaves with G: no clause
                 kind, c, fd, on, _alts = relaxed.get(j) or items[j]
-                relaxed[j] = (kind, c, fd, on, None)  # w + 1 leaves with G: no clause
+                relaxed[j] = (kind, c, fd, on, None)
         if not relaxed:
             return True
-        ok = ok0[:]
-        done = done0[:]
-        got = got0[:]
-        okr = okr0[:]
+        copied = False  # the state is the parent's: copied before the first change
         stack = list(relaxed)
         while stack:
             j = stack.pop()
@@ -857,15 +863,14 @@ class PlainSearch:
             if kind:
                 if not okr[c // 13]:
                     continue
-            else:
-                if on >= 0 and not ok[on]:
-                    continue
-                if alts is not None:
-                    for e in alts:
-                        if ok[e]:
-                            break
-                    else:
-                        continue
+            elif (on >= 0 and not ok[on]) or (alts is not None and not any(ok[e] for e in alts)):
+                continue
+            if is_base[c] or c == x:
+                return False  # a deepest card there can leave
+            if not copied:
+                copied = True
+                ok, done, got, okr = ok[:], done[:], got[:], okr[:]
+            if not kind:
                 su = c // 13
                 got[su] += 1
                 if got[su] == need[su]:
@@ -873,8 +878,6 @@ class PlainSearch:
                     stack.extend(kings)
             done[j] = True
             ok[c] = True
-            if is_base[c] or c == x:
-                return False  # a deepest card there can leave
             stack.extend(waiting[c])
         return True
 
