@@ -107,12 +107,14 @@ def empty_targets(empties: list[int], stock_left: bool, nstock: int) -> list[int
 _Item = tuple[int, int, int, int, tuple[int, ...] | None]
 # Where ``is_dead(skip_empty=True)`` ended: items, item by card (-1: none), by column the items
 # still waiting for a card between them and their successor above them (index of the card, of
-# its successor, item), items waiting for a card, the Kings' items, ok by card, done by item,
+# its successor, item), the clauses unmet by item (bits: 1 face-down, 2 on its successor, 4
+# between, 8 a King's run), items waiting for a card, the Kings' items, ok by card, done by item,
 # joined and needed by suit, runs ok by suit, deepest cards.
 _FillState = tuple[
     list[_Item],
     list[int],
     list[list[tuple[int, int, int]]],
+    list[int],
     list[list[int]],
     list[int],
     list[bool],
@@ -779,15 +781,25 @@ class PlainSearch:
         if skip_empty:
             index = [-1] * 52
             parted: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_COLUMNS)]
+            unmet = [0] * n_items  # by item: which of its clauses are unmet (bits, see below)
             for j, it in enumerate(items):
                 index[it[1]] = j
-                if it[4] is not None and not done[j]:  # its successor above it, in one column
-                    x = it[1]
+                if done[j]:
+                    continue
+                kind, x, fd, on, alts = it
+                unmet[j] = (
+                    (fd >= 0 and not ok[fd])
+                    | (on >= 0 and not ok[on]) << 1
+                    | (alts is not None and not any(ok[e] for e in alts)) << 2
+                    | (kind and not okr[x // 13]) << 3
+                )
+                if alts is not None:  # its successor above it, in one column
                     parted[col_of[x]].append((idx_of[x], idx_of[x + 1], j))
             self.fill_state = (
                 items,
                 index,
                 parted,
+                unmet,
                 waiting,
                 kings,
                 ok,
@@ -830,27 +842,39 @@ class PlainSearch:
         proof (``is_dead``)? ``state``: what ``fills_stay_alive`` returned here. x =
         ``cols[a][i]`` is face up and lies on y = ``cols[a][i - 1]``, not its successor; the
         move removes no run (see ``fills_stay_alive``)."""
-        items, index, parted, waiting, kings, ok, done, got, need, okr, is_base = state
+        items, index, parted, unmet, waiting, kings, ok, done, got, need, okr, is_base = state
         col = self.cols[a]
         x = col[i]
         if ok[x]:
             return False  # x, a deepest card there, can leave
         y = col[i - 1]
-        relaxed: dict[int, _Item] = {}
+        # the clauses the move drops, by item: 1 y turns face up, 2 y is bare (y - 1 no longer
+        # waits for x), 4 a successor in G leaves the column (no card between must leave)
+        dropped: dict[int, int] = {}
         j = index[y - 1] if y % 13 else -1
-        if j >= 0 and not done[j] and items[j][3] == x:  # y is bare: y - 1 may join it
-            kind, c, fd, _on, alts = items[j]
-            relaxed[j] = (kind, c, fd, -1, alts)
+        if j >= 0 and not done[j] and items[j][3] == x:
+            dropped[j] = 2
         j = index[y] if i == self.hidden[a] else -1
-        if j >= 0 and not done[j]:  # y turns face up
-            kind, c, _fd, on, alts = relaxed.get(j) or items[j]
-            relaxed[j] = (kind, c, -1, on, alts)
+        if j >= 0 and not done[j]:
+            dropped[j] = 1
         for kw, ks, j in parted[a]:
-            if kw < i <= ks:  # its successor leaves with G: no clause
-                kind, c, fd, on, _alts = relaxed.get(j) or items[j]
-                relaxed[j] = (kind, c, fd, on, None)
-        if not relaxed:
-            return True
+            if kw < i <= ks:
+                dropped[j] = dropped.get(j, 0) | 4
+        for j, bits in dropped.items():
+            if not unmet[j] & ~bits:
+                break  # this item's other clauses are met: it happens there
+        else:
+            return True  # nothing new happens there: the propagation ends where it ended here
+        relaxed: dict[int, _Item] = {}
+        for j, bits in dropped.items():
+            kind, c, fd, on, alts = items[j]
+            relaxed[j] = (
+                kind,
+                c,
+                -1 if bits & 1 else fd,
+                -1 if bits & 2 else on,
+                None if bits & 4 else alts,
+            )
         copied = False  # the state is the parent's: copied before the first change
         stack = list(relaxed)
         while stack:
@@ -928,6 +952,13 @@ class PlainSearch:
             fill = -1  # the proof after the move: 1 lost, 0 finds nothing, -1 not known
             if src[-1] % 13 and not (i and src[i - 1] % 13 == 0):
                 # No run can be removed: the child's key is known without making the move.
+                if not base and i and prune and self.wasp:
+                    if not fills:
+                        fills, fill_state = self._fills()
+                    if fills < 3:
+                        fill = self._fill(fill_state, a, i)
+                        if fill:
+                            continue  # lost (not remembered: asking again costs no more)
                 k = bytearray(under)
                 k[src[i]] = dst[-1] if dst else _BASE + b
                 if i and i == self.hidden[a]:
@@ -935,14 +966,6 @@ class PlainSearch:
                 key = bytes(k).translate(table)
                 if key in seen:
                     continue
-                if not base and i and prune and self.wasp:
-                    if not fills:
-                        fills, fill_state = self._fills()
-                    if fills < 3:
-                        fill = self._fill(fill_state, a, i)
-                        if fill:
-                            seen.add(key)  # lost
-                            continue
                 rec = self.make_move(a, i, b)
             else:
                 if not base and i and prune and self.wasp:
