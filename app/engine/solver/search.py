@@ -34,6 +34,9 @@ Facts the search stands on (RULES.md):
   ``PlainSearch.fills_stay_alive`` computes the parent's propagation with the empty column left
   out once, ``PlainSearch.fill_is_dead`` resumes it for each such move with the clauses the
   move relaxes (it tightens none), a card lifted off its successor can join it again at once.
+- Wasp, stock dealt: a card lying on its face-up successor is moved into an empty column only
+  when a face-up card under the successor has its own successor in the moved group
+  (``PlainSearch.idle_lift``: some shortest winning line does without the other such lifts).
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
   successor is taken as a forced move (see ``PlainSearch.safe_joins``).
 - Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
