@@ -113,7 +113,7 @@ def test_exhaustive_and_pruned_verdicts_agree() -> None:
     assert agree >= 5
 
 
-@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii"])
+@pytest.mark.parametrize("variant", ["scorpion", "scorpion-ii", "wasp", "wasp-ii"])
 def test_fast_check_equals_the_general_one(variant: str) -> None:
     # Random play reaches all sorts of positions, most of them lost: the two implementations
     # of the rule must give the same answer on every one.
@@ -293,3 +293,200 @@ def test_family_pruned_and_exhaustive_verdicts_agree(variant: str) -> None:
         assert pruned.verdict == plain.verdict, (variant, seed)
         agree += 1
     assert agree >= 10, agree
+
+
+def _random_layout(rng: random.Random, variant: str) -> Position:
+    """A random position of all 52 cards (some suits joined in runs, a stock of three or none,
+    now and then an empty column): the layouts random play seldom reaches."""
+    cards = list(range(52))
+    rng.shuffle(cards)
+    stock = [cards.pop() for _ in range(3)] if rng.random() < 0.4 else []
+    cols: list[list[int]] = [[] for _ in range(7)]
+    used = list(range(7)) if rng.random() < 0.8 else rng.sample(range(7), 6)
+    for card in cards:
+        fits = [c for c in used if cols[c] and cols[c][-1] == card + 1]
+        if fits and rng.random() < 0.6:
+            cols[fits[0]].append(card)
+        else:
+            cols[rng.choice(used)].append(card)
+    hidden = [rng.randrange(0, min(4, len(c))) if c else 0 for c in cols]
+    game = Game.from_snapshot(
+        json.dumps(
+            {
+                "v": 1,
+                "variant": variant,
+                "cols": cols,
+                "hidden": hidden,
+                "stock": stock,
+                "done": [],
+                "hist": [],
+                "fut": [],
+            }
+        )
+    )
+    return Position.from_game(game)
+
+
+@pytest.mark.parametrize("variant", ["wasp", "wasp-ii"])
+def test_fast_wasp_check_equals_the_general_one_on_random_layouts(variant: str) -> None:
+    # ``PlainSearch.is_dead`` in Wasp (no empty column: Scorpion's propagation, alive once a
+    # deepest card can leave) against the clause proof ``dead_reason_of``, on layouts with
+    # and without a stock and an empty column.
+    rng = random.Random(23)
+    dead = alive = 0
+    for _ in range(3000):
+        pos = _random_layout(rng, variant)
+        s = PlainSearch(pos, prune=True)
+        general = bool(s.dead_reason())
+        assert s.is_dead() == general, pos
+        dead += general
+        alive += not general
+    assert dead > 300 and alive > 300, (dead, alive)
+
+
+def _fills_agree(s: PlainSearch) -> tuple[int, int]:
+    """With one column empty: ``fills_stay_alive`` / ``fill_is_dead`` against ``is_dead`` after
+    each move they answer for. Returns (dead, alive) of the positions compared."""
+    cols = s.cols
+    empty = [t for t in range(7) if not cols[t]]
+    assert len(empty) == 1
+    state = s.fills_stay_alive()
+    dead = alive = 0
+    for a in range(7):
+        col = cols[a]
+        for i in range(max(1, s.hidden[a]), len(col)):
+            fast = s._fill(state, a, i)
+            rec = s.make_move(a, i, empty[0])
+            full = s.is_dead()
+            removed = rec[5] & 1
+            s.unmake_move(rec)
+            if removed:
+                continue  # a run removed: ``dfs`` asks the proof itself
+            assert fast == full, (a, i, cols, s.hidden, s.stock)
+            dead += full
+            alive += not full
+    return dead, alive
+
+
+@pytest.mark.parametrize("variant", ["wasp", "wasp-ii"])
+def test_fill_checks_from_the_parent_equal_the_check_after_the_move(variant: str) -> None:
+    # ``PlainSearch.fill_is_dead`` resumes the parent's propagation (empty column left out)
+    # with the clauses the move relaxes: it must answer what ``is_dead`` answers after the
+    # move, on random layouts with one empty column and on positions the search reaches.
+    rng = random.Random(31)
+    dead = alive = 0
+    for _ in range(1500):
+        pos = _random_layout(rng, variant)
+        if sum(not c for c in pos.cols) != 1:
+            continue
+        d, a = _fills_agree(PlainSearch(pos, prune=True))
+        dead += d
+        alive += a
+    assert dead > 200 and alive > 200, (dead, alive)
+    searched = [0, 0]
+    for number in range(1, 16):
+        s = _ComparingFills(Position.from_deal(variant, deal_from_number(number, variant)))
+        run_search(s, None, 3000, won=False, prove=True, stats=dict)
+        searched[0] += s.compared[0]
+        searched[1] += s.compared[1]
+    assert searched[0] > 200 and searched[1] > 200, searched
+
+
+class _ComparingFills(PlainSearch):
+    """The search, comparing every answer of ``fill_is_dead`` where it asks for them."""
+
+    def __init__(self, pos: Position) -> None:
+        super().__init__(pos, True)
+        self.inside = False
+        self.compared = [0, 0]
+
+    def fills_stay_alive(self):  # type: ignore[no-untyped-def]
+        state = super().fills_stay_alive()
+        if not self.inside:
+            self.inside = True
+            d, a = _fills_agree(self)
+            self.compared[0] += d
+            self.compared[1] += a
+            self.inside = False
+        return state
+
+
+class _CountingLifts(PlainSearch):
+    """The search with or without ``idle_lift``, counting the lifts it skips; ``reveals``: a
+    mutant that skips lifts off a face-down successor too (which turn it face up)."""
+
+    def __init__(self, pos: Position, lift_rule: bool, reveals: bool = False) -> None:
+        super().__init__(pos, True)
+        self.lift_rule = lift_rule
+        self.reveals = reveals
+        self.skipped = 0
+
+    def idle_lift(self, c: int, i: int) -> bool:
+        skip = super().idle_lift(c, i)
+        if self.reveals and i == self.hidden[c]:
+            hidden, self.hidden[c] = self.hidden[c], i - 1
+            skip = super().idle_lift(c, i)
+            self.hidden[c] = hidden
+        self.skipped += skip
+        return skip
+
+
+def _full_layout(rng: random.Random, suits: int, chain: float, hide: float) -> Position:
+    """A random position with the stock dealt: ``suits`` suits left, in all seven columns, a
+    card laid on its successor with chance ``chain``, face-down cards in some columns."""
+    kept = rng.sample(range(4), suits)
+    cards = [s * 13 + r for s in kept for r in range(13)]
+    rng.shuffle(cards)
+    cols: list[list[int]] = [[] for _ in range(7)]
+    for card in cards:
+        fits = [c for c in range(7) if cols[c] and cols[c][-1] == card + 1]
+        if fits and rng.random() < chain:
+            cols[fits[0]].append(card)
+        else:
+            cols[rng.randrange(7)].append(card)
+    hidden = [
+        rng.randrange(0, max(1, len(c) - 1)) if c and rng.random() < hide else 0 for c in cols
+    ]
+    done = [s for s in range(4) if s not in kept]
+    snap = {"v": 1, "variant": "wasp", "cols": cols, "hidden": hidden, "stock": [], "done": done}
+    return Position.from_game(Game.from_snapshot(json.dumps({**snap, "hist": [], "fut": []})))
+
+
+def _lift_positions() -> list[Position]:
+    rng = random.Random(41)
+    out = [_small_position(rng, "wasp", 1 + k % 3) for k in range(150)]
+    for k in range(600):
+        out.append(_full_layout(rng, 1 + k % 3, (0.3, 0.5, 0.7)[k % 3], (0.5, 0.8)[k % 2]))
+    for _ in range(300):  # more lost ones
+        out.append(_full_layout(rng, 3, 0.3, 0.8))
+    return [p for p in out if len(p.completed) < 4]
+
+
+def _lift_verdicts(pos: Position, reveals: bool = False) -> tuple[str, str, int]:
+    with_rule = _CountingLifts(pos, True, reveals)
+    a = run_search(with_rule, None, 5_000, won=False, prove=True, stats=dict).verdict
+    without = _CountingLifts(pos, False)
+    b = run_search(without, None, 5_000, won=False, prove=True, stats=dict).verdict
+    return a, b, with_rule.skipped
+
+
+def test_idle_lifts_skipped_keep_every_verdict() -> None:
+    # ``PlainSearch.idle_lift`` (Wasp, stock dealt): the search with the rule and without it
+    # agree wherever both decide, on small random positions (one to three suits in play),
+    # lost and won ones where the rule skipped moves.
+    counts = {"win": 0, "loss": 0}
+    for pos in _lift_positions():
+        a, b, skipped = _lift_verdicts(pos)
+        assert "unknown" in (a, b) or a == b, (pos, a, b)
+        if skipped and a != "unknown" and b != "unknown":
+            counts[a] += 1
+    assert counts["win"] >= 200 and counts["loss"] >= 15, counts
+
+
+def test_a_lift_rule_skipping_reveals_too_is_caught() -> None:
+    # The same comparison catches a looser rule: lifts off a face-down successor skipped too.
+    wrong = 0
+    for pos in _lift_positions()[:300]:
+        a, b, _ = _lift_verdicts(pos, reveals=True)
+        wrong += a == "loss" and b == "win"
+    assert wrong >= 5, wrong

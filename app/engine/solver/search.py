@@ -27,6 +27,16 @@ Facts the search stands on (RULES.md):
   above a card's predecessor in one column, when a King fills the last empty column, or with the
   deal, so the check runs at the start, after the deal and after such moves only (skipping a
   check can only miss a proof, never make a wrong one).
+- Wasp and Wasp II: with an empty column every card can leave, so the proof fires only while no
+  column is empty and no column's deepest card can ever leave (``PlainSearch.is_dead``, which
+  computes it the fast way). It is asked after every move that fills the last empty column
+  (most of the positions the search would otherwise explore are cut there), from the parent:
+  ``PlainSearch.fills_stay_alive`` computes the parent's propagation with the empty column left
+  out once, ``PlainSearch.fill_is_dead`` resumes it for each such move with the clauses the
+  move relaxes (it tightens none), a card lifted off its successor can join it again at once.
+- Wasp, stock dealt: a card lying on its face-up successor is moved into an empty column only
+  when a face-up card under the successor has its own successor in the moved group
+  (``PlainSearch.idle_lift``: some shortest winning line does without the other such lifts).
 - Safe joins: a card joining a column that holds its suit's run from the King down to the
   successor is taken as a forced move (see ``PlainSearch.safe_joins``).
 - Wasp, stock dealt: a join onto a column holding exactly its suit's run from the King down
@@ -92,6 +102,31 @@ def empty_targets(empties: list[int], stock_left: bool, nstock: int) -> list[int
     if late:
         targets.append(late[0])
     return targets
+
+
+# An item of ``PlainSearch.is_dead``'s propagation: (1 for a King, card, the card whose leaving
+# turns it face up or -1, the card on its successor or -1, the cards between it and its successor
+# above it in one column, one of which must leave, or None).
+_Item = tuple[int, int, int, int, tuple[int, ...] | None]
+# Where ``is_dead(skip_empty=True)`` ended: items, item by card (-1: none), by column the items
+# still waiting for a card between them and their successor above them (index of the card, of
+# its successor, item), the clauses unmet by item (bits: 1 face-down, 2 on its successor, 4
+# between, 8 a King's run), items waiting for a card, the Kings' items, ok by card, done by item,
+# joined and needed by suit, runs ok by suit, deepest cards.
+_FillState = tuple[
+    list[_Item],
+    list[int],
+    list[list[tuple[int, int, int]]],
+    list[int],
+    list[list[int]],
+    list[int],
+    list[bool],
+    list[bool],
+    list[int],
+    list[int],
+    list[bool],
+    list[bool],
+]
 
 
 class SolverUnsupported(ValueError):
@@ -212,6 +247,8 @@ class PlainSearch:
         for card in self.stock:
             under[card] = _IN_STOCK
         self.under = under
+        # ``is_dead(skip_empty=True)``'s propagation, where it ended (``fills_stay_alive``)
+        self.fill_state: _FillState | None = None
         self.seen: set[bytes] = set()
         self.path: list[Action] = []
         self.nodes = 0
@@ -236,6 +273,9 @@ class PlainSearch:
         # Wasp, stock empty (pruning on): a join onto a King run is the only move tried (see
         # ``PlainSearch.forced_join``).
         self.wasp_joins = prune and self.wasp
+        # Wasp, stock empty (pruning on): a card is lifted off its successor into an empty
+        # column only when a card under it could use that (see ``PlainSearch.idle_lift``).
+        self.lift_rule = prune and self.wasp
 
     def _king_run(self, t: int, n: int) -> bool:
         """The ``n`` deepest cards of column t are face up and form their suit's run from the
@@ -271,6 +311,49 @@ class PlainSearch:
         if sc != c:
             return si == len(self.cols[sc]) - 1 and self._king_run(sc, si + 1)
         return si == i - 1 and self._king_run(c, i)
+
+    def idle_lift(self, c: int, i: int) -> bool:
+        """``lift_rule`` (Wasp, stock empty): True when the move of x = ``cols[c][i]`` (with the
+        cards on it, G) into an empty column is skipped: x lies on x + 1, face up, and no
+        face-up card v from the column's first face-up card up to x + 1 (``cols[c][:i]``) has
+        v + 1 in G (v not a King); i > 0.
+
+        Lemma: from every winnable position some shortest winning line moves no such card
+        ("skipped lifts"). By induction on the length n of a shortest win from P. If a
+        shortest line starts with a move that is not a skipped lift, the induction applies to
+        the next position. Else it starts with the lift m of G into the empty column E; let Q*
+        run along a shortest winning line of P.m without skipped lifts (by induction) and P*
+        along a line from P, keeping "P* is Q* with G (as it changes) lying on x + 1 instead of
+        at the bottom of E, E empty": in Q* nothing lands on x + 1 (only x could), so x + 1
+        stays at its column's top; a card of G is picked up with the same cards on it, a card
+        under x + 1 (or x + 1) carries G along in P* only, a group landing on G's top card lands
+        on the same card, P* has every empty column of Q* and E, the same face-down cards (x +
+        1 is face up) and a run removed in Q* is removed in P* (it lies within G above x, x is
+        no King). Each step of Q* is the same step in P* until (a) x moves onto x + 1 (P*
+        skips it: equal positions); (b) x moves into another empty column F (P* does nothing;
+        the relation goes on with F for E); (c) a card v under x + 1 (or x + 1) moves onto v +
+        1 at G's top: P* lifts G into E first (not skipped: v + 1 is in G), then moves v too:
+        equal positions; (d) a run completes in P* through x + 1 and x: P* is then Q* without
+        that suit (K..x + 1 at a column's top and x..A alone in E), which wins as soon as Q*
+        does (its cards lie only on each other, at columns' tops: Q*'s steps without them are
+        legal, with every empty column and face-up card of Q*), and, won sooner, by induction
+        without skipped lifts. The steps copied stay free of skipped lifts (a lift of a card z
+        in Q* is one in P*, with at least the cards of Q* under z + 1 and on z). So P has a
+        line of at most n steps without skipped lifts. The stock must be empty (a deal lands on
+        different cards). The combination with the other pruning holds: this is a shortest
+        line whose first move is a shortest line's (``joins_instead``) or a forced join.
+        """
+        col = self.cols[c]
+        col_of, idx_of = self.col_of, self.idx_of
+        x = col[i]
+        h = self.hidden[c]
+        if i <= h or x % 13 == KING or col[i - 1] != x + 1:
+            return False  # not a lift off a face-up successor
+        for k in range(h, i):
+            v = col[k]
+            if v % 13 != KING and col_of[v + 1] == c and idx_of[v + 1] >= i:
+                return False
+        return True
 
     def forced_join(self, a: int, i: int) -> bool:
         """``wasp_joins`` (Wasp, stock empty): the join of the face-up card x = ``cols[a][i]``
@@ -498,8 +581,11 @@ class PlainSearch:
                     if c >= 0 and idx_of[k] >= hidden[c]:
                         leaders.append((c, idx_of[k]))
             merge = self.merge_first and not stock
+            lifts = self.lift_rule and not stock
             for c, i in leaders:
                 if merge and self.joins_instead(c, i):
+                    continue
+                if lifts and i and self.idle_lift(c, i):
                     continue
                 for t in targets:
                     if c == t:
@@ -566,10 +652,21 @@ class PlainSearch:
         """A non-empty reason when the position is proved lost ("must leave first")."""
         return dead_reason_of(self.cols, self.hidden, self.stock, self.wasp)
 
-    def is_dead(self) -> bool:
-        """``dead_reason() != ""``, computed faster (Scorpion and Scorpion II only)."""
-        if self.wasp:
-            return bool(self.dead_reason())
+    def is_dead(self, skip_empty: bool = False) -> bool:
+        """``dead_reason() != ""``, computed faster (``skip_empty``: Wasp only, see
+        ``fills_stay_alive``).
+
+        In Wasp and Wasp II (``dead_reason_of`` with ``wasp``) the proof can fire only while no
+        column is empty and no column's deepest card can ever leave: once E (some column
+        empty) is in the fixpoint, every card's leaving is (a face-up card leaves into the
+        empty column, M; a face-down one once the card on it has, from the top down), hence
+        every join's clauses are met (the cards between a card and its successor above it
+        include the successor itself). Before E, a card other than a King leaves only by its
+        join and a King only with its run, and a joined card never leaves: Scorpion's
+        propagation with no empty column. So the Wasp answer is that propagation, ended as
+        "alive" as soon as a deepest card can leave (or at once when a column is empty).
+        """
+        wasp = self.wasp
         cols, hidden, col_of, idx_of, under = (
             self.cols,
             self.hidden,
@@ -578,7 +675,7 @@ class PlainSearch:
             self.under,
         )
         ok = [False] * 52
-        items: list[tuple[int, int, int, int, tuple[int, ...] | None]] = []
+        items: list[_Item] = []
         need = [0, 0, 0, 0]
         covered: list[int] = []  # cards lying on a face-down King or face-down joined card
         bases: list[int] = []
@@ -586,6 +683,10 @@ class PlainSearch:
         for ci in range(NUM_COLUMNS):
             col = cols[ci]
             if not col:
+                if wasp:
+                    if skip_empty:
+                        continue
+                    return False
                 empty = True
                 continue
             bases.append(col[0])
@@ -618,7 +719,7 @@ class PlainSearch:
                         for j, e in enumerate(col[k + 1 : si + 1], k + 1)
                         if e % 13 == KING or col[j - 1] != e + 1
                     )
-                    if not alts:
+                    if not alts and not wasp:  # (in Wasp only until a column is empty)
                         return True
                 items.append((0, x, fd, on, alts))
         # Propagation: an item is looked at again only when one of the cards it waits
@@ -676,11 +777,157 @@ class PlainSearch:
             ok[x] = True
             stack.extend(waiting[x])
             if not empty and is_base[x]:
+                if wasp:
+                    return False
                 empty = True
                 stack.extend(kings)
+        if skip_empty:
+            index = [-1] * 52
+            parted: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_COLUMNS)]
+            unmet = [0] * n_items  # by item: which of its clauses are unmet (bits, see below)
+            for j, it in enumerate(items):
+                index[it[1]] = j
+                if done[j]:
+                    continue
+                kind, x, fd, on, alts = it
+                unmet[j] = (
+                    (fd >= 0 and not ok[fd])
+                    | (on >= 0 and not ok[on]) << 1
+                    | (alts is not None and not any(ok[e] for e in alts)) << 2
+                    | (kind and not okr[x // 13]) << 3
+                )
+                if alts is not None:  # its successor above it, in one column
+                    parted[col_of[x]].append((idx_of[x], idx_of[x + 1], j))
+            self.fill_state = (
+                items,
+                index,
+                parted,
+                unmet,
+                waiting,
+                kings,
+                ok,
+                done,
+                got,
+                need,
+                okr,
+                is_base,
+            )
         if left:
             return True
         return any(not ok[c] for c in covered)
+
+    def fills_stay_alive(self) -> _FillState | None:
+        """Wasp, one column empty: None when no move filling it can lead to a position the
+        proof of loss calls lost (spare those checks); else where this propagation ended, for
+        ``fill_is_dead`` to answer for each such move.
+
+        It is Wasp's proof (``is_dead``) on this position with the empty column left out: the
+        events it finds can happen before any column is empty. ``fill_is_dead`` gives the
+        move of the group G led by the face-up card x, lying on a card y that is not its
+        successor, into the empty column (no run removed: y not an Ace): that move relaxes
+        clauses of the propagation and tightens none. Whatever lies on a successor stays
+        (but y is bare: the card y - 1 no longer waits for x); the cards between a card and
+        its successor above it in one column stay, or, for a card under x whose successor is
+        in G, are parted (no clause left); y may turn face up (no longer waiting for x); no
+        card is joined or parted from its successor (x did not lie on x + 1), so each run has
+        the same cards to join; every deepest card stays one and x becomes one. So the events
+        found here are found there too (with x one of the deepest cards: True if any deepest
+        card is among them), and the propagation resumed from here with the relaxed clauses
+        reaches that position's own fixpoint.
+        """
+        self.fill_state = None
+        if not self.is_dead(skip_empty=True):
+            return None
+        return self.fill_state
+
+    def fill_is_dead(self, state: _FillState, a: int, i: int) -> bool:
+        """Is the position after the move of ``cols[a][i:]`` into the empty column lost by the
+        proof (``is_dead``)? ``state``: what ``fills_stay_alive`` returned here. x =
+        ``cols[a][i]`` is face up and lies on y = ``cols[a][i - 1]``, not its successor; the
+        move removes no run (see ``fills_stay_alive``)."""
+        items, index, parted, unmet, waiting, kings, ok, done, got, need, okr, is_base = state
+        col = self.cols[a]
+        x = col[i]
+        if ok[x]:
+            return False  # x, a deepest card there, can leave
+        y = col[i - 1]
+        # the clauses the move drops, by item: 1 y turns face up, 2 y is bare (y - 1 no longer
+        # waits for x), 4 a successor in G leaves the column (no card between must leave)
+        dropped: dict[int, int] = {}
+        j = index[y - 1] if y % 13 else -1
+        if j >= 0 and not done[j] and items[j][3] == x:
+            dropped[j] = 2
+        j = index[y] if i == self.hidden[a] else -1
+        if j >= 0 and not done[j]:
+            dropped[j] = 1
+        for kw, ks, j in parted[a]:
+            if kw < i <= ks:
+                dropped[j] = dropped.get(j, 0) | 4
+        for j, bits in dropped.items():
+            if not unmet[j] & ~bits:
+                break  # this item's other clauses are met: it happens there
+        else:
+            return True  # nothing new happens there: the propagation ends where it ended here
+        relaxed: dict[int, _Item] = {}
+        for j, bits in dropped.items():
+            kind, c, fd, on, alts = items[j]
+            relaxed[j] = (
+                kind,
+                c,
+                -1 if bits & 1 else fd,
+                -1 if bits & 2 else on,
+                None if bits & 4 else alts,
+            )
+        copied = False  # the state is the parent's: copied before the first change
+        stack = list(relaxed)
+        while stack:
+            j = stack.pop()
+            if done[j]:
+                continue
+            kind, c, fd, on, alts = relaxed.get(j) or items[j]
+            if fd >= 0 and not ok[fd]:
+                continue
+            if kind:
+                if not okr[c // 13]:
+                    continue
+            elif (on >= 0 and not ok[on]) or (alts is not None and not any(ok[e] for e in alts)):
+                continue
+            if is_base[c] or c == x:
+                return False  # a deepest card there can leave
+            if not copied:
+                copied = True
+                ok, done, got, okr = ok[:], done[:], got[:], okr[:]
+            if not kind:
+                su = c // 13
+                got[su] += 1
+                if got[su] == need[su]:
+                    okr[su] = True
+                    stack.extend(kings)
+            done[j] = True
+            ok[c] = True
+            stack.extend(waiting[c])
+        return True
+
+    def _fills(self) -> tuple[int, _FillState | None]:
+        """``dfs``: what moves filling the last empty column need (its ``fills``)."""
+        if sum(not c for c in self.cols) != 1:
+            return 3, None
+        state = self.fills_stay_alive()
+        return (1, None) if state is None else (2, state)
+
+    def _fill(self, state: _FillState | None, a: int, i: int) -> int:
+        """``dfs``: the proof after the move of ``cols[a][i:]`` (i > 0) into the last empty
+        column, from the parent (1 lost, 0 nothing found), unless a run is removed."""
+        col = self.cols[a]
+        x = col[i]
+        if state is None or (col[i - 1] == x + 1 and x % 13 != KING):
+            # nothing to find, or x can join x + 1 again at once (x, a column's deepest card,
+            # lies bare at its column's top): a column can be emptied
+            return 0
+        self.dead_checks += 1
+        dead = self.fill_is_dead(state, a, i)
+        self.dead_cuts += dead
+        return int(dead)
 
     # -- the search ---------------------------------------------------------------------
 
@@ -698,12 +945,23 @@ class PlainSearch:
         prune = self.prune
         cols = self.cols
         table = _KEY_BEFORE_DEAL if self.stock else _KEY_AFTER_DEAL
+        fills = 0  # Wasp, filling the last empty column: 1 no check needed, 2 see
+        # ``fill_is_dead``, 3 no such move (``fills_stay_alive``, asked at the first one)
+        fill_state: _FillState | None = None
         for a, i, b in self.gen_moves():
             src = cols[a]
             dst = cols[b]
             base = len(dst)
+            fill = -1  # the proof after the move: 1 lost, 0 finds nothing, -1 not known
             if src[-1] % 13 and not (i and src[i - 1] % 13 == 0):
                 # No run can be removed: the child's key is known without making the move.
+                if not base and i and prune and self.wasp:
+                    if not fills:
+                        fills, fill_state = self._fills()
+                    if fills < 3:
+                        fill = self._fill(fill_state, a, i)
+                        if fill:
+                            continue  # lost (not remembered: asking again costs no more)
                 k = bytearray(under)
                 k[src[i]] = dst[-1] if dst else _BASE + b
                 if i and i == self.hidden[a]:
@@ -713,18 +971,31 @@ class PlainSearch:
                     continue
                 rec = self.make_move(a, i, b)
             else:
+                if not base and i and prune and self.wasp:
+                    if not fills:
+                        fills, fill_state = self._fills()
+                    if fills < 3:
+                        fill = self._fill(fill_state, a, i)
                 rec = self.make_move(a, i, b)
                 if self.done == 4:
                     path.append(("move", a, i, b))
                     return True
+                if fill >= 0 and rec[5] & 1:  # a run removed: not what ``fill`` is about
+                    self.dead_cuts -= fill
+                    fill = -1
                 key = bytes(under).translate(table)
                 if key in seen:
+                    if fill > 0:
+                        self.dead_cuts -= 1  # not a position of the search
                     self.unmake_move(rec)
                     continue
             seen.add(key)  # a position proved lost is remembered as explored, too
+            if fill > 0:
+                self.unmake_move(rec)
+                continue
             if prune and (
                 self.needs_check(b, base)
-                or (base == 0 and not self.wasp and all(cols))  # filled the last empty column
+                or (base == 0 and fill < 0 and all(cols))  # filled the last empty column
             ):
                 self.dead_checks += 1
                 if self.is_dead():
