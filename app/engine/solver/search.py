@@ -953,15 +953,15 @@ class PlainSearch:
             dst = cols[b]
             base = len(dst)
             fill = -1  # the proof after the move: 1 lost, 0 finds nothing, -1 not known
+            if not base and i and prune and self.wasp:
+                if not fills:
+                    fills, fill_state = self._fills()
+                if fills < 3:
+                    fill = self._fill(fill_state, a, i)
             if src[-1] % 13 and not (i and src[i - 1] % 13 == 0):
                 # No run can be removed: the child's key is known without making the move.
-                if not base and i and prune and self.wasp:
-                    if not fills:
-                        fills, fill_state = self._fills()
-                    if fills < 3:
-                        fill = self._fill(fill_state, a, i)
-                        if fill:
-                            continue  # lost (not remembered: asking again costs no more)
+                if fill > 0:
+                    continue  # lost (not remembered: asking again costs no more)
                 k = bytearray(under)
                 k[src[i]] = dst[-1] if dst else _BASE + b
                 if i and i == self.hidden[a]:
@@ -971,11 +971,6 @@ class PlainSearch:
                     continue
                 rec = self.make_move(a, i, b)
             else:
-                if not base and i and prune and self.wasp:
-                    if not fills:
-                        fills, fill_state = self._fills()
-                    if fills < 3:
-                        fill = self._fill(fill_state, a, i)
                 rec = self.make_move(a, i, b)
                 if self.done == 4:
                     path.append(("move", a, i, b))
