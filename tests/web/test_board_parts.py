@@ -149,6 +149,9 @@ def test_the_message_line_escapes_what_it_shows() -> None:
     assert shown == '<span class="notice sr">Moved &lt;b&gt;&amp;&lt;/b&gt;</span>'
 
 
-@pytest.mark.parametrize("text", ["", "plain", "<a href=\"x\">'&'</a>", "&amp; &#39; é ♠"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "plain", "<a href=\"x\">'&'</a>", "&amp; &#39; é ♠", "a&b", "a<b", "a>b", 'a"b', "a'b"],
+)
 def test_the_parts_escape_as_the_templates_do(text: str) -> None:
     assert view.html_escape(text) == str(markupsafe.escape(text))
