@@ -16,9 +16,9 @@ import pytest
 from app.engine import ALL_VARIANTS, Game, deal_from_number
 from app.engine.solver import verify_line
 from app.engine.solver.family import solve_family
-from app.engine.solver.family_search import DEAL, FamilySearch
+from app.engine.solver.family_search import DEAL, TO_CELL, FamilySearch
 from app.engine.solver.search import SearchResult, run_search
-from app.engine.solver.winfirst import DEAL_PRIORITY, NOISE, _WinFirst, luby, win_first
+from app.engine.solver.winfirst import DEAL_PRIORITY, DIG, NOISE, _WinFirst, luby, win_first
 from tests.support.brute import small_position
 
 FAMILY = [v for v in ALL_VARIANTS if not ALL_VARIANTS[v].plain]
@@ -139,3 +139,39 @@ def test_the_phase_deals_among_its_moves_where_listed() -> None:
     game = Game.new("double-scorpion", deal_from_number(3, "double-scorpion"))
     game.apply(("deal",))
     assert (DEAL, 0, 0, 0) not in _WinFirst(game, None, NOISE).gen_moves()
+
+
+def _dig_position(free: int) -> _WinFirst:
+    """Scorpion Head: column 0 holds 9H 5S 9D 3C (face up, 3C exposed), column 1 every other
+    card face down under 4S, the other columns are empty; ``free`` cells are free, the others
+    hold Kings. 3C bares 9D, which nothing can use; 9D in turn bares 5S, onto which the loose
+    4S can go."""
+    game = Game.new("scorpion-head", deal_from_number(1, "scorpion-head"))
+    s = _WinFirst(game, None, NOISE)
+    nine_h, five_s, nine_d, three_c, four_s = 13 + 8, 4, 26 + 8, 39 + 2, 3
+    kings = [12, 25, 38, 51][: 4 - free]
+    col0 = [nine_h, five_s, nine_d, three_c]
+    rest = [c for c in range(52) if c not in (*col0, four_s, *kings)]
+    s.cols = [col0, [*rest, four_s], [], [], [], [], []]
+    s.hidden = [0, len(rest), 0, 0, 0, 0, 0]
+    s.cells = [*kings, *[-1] * free]
+    return s
+
+
+def test_the_phase_digs_into_the_cells_where_listed() -> None:
+    # ``winfirst.DIG``: the cell rule looks as deep as the free cells reach: 3C goes into a
+    # cell when 9D can follow it and bare 5S for 4S, not with one cell free, nor without ``dig``
+    assert "scorpion-head" in DIG
+    to_cell = (TO_CELL, 0, 3, 4 - 2)
+    s = _dig_position(2)
+    assert s.dig
+    assert to_cell in s.gen_moves()
+    s.dig = False
+    assert to_cell not in s.gen_moves()
+    s = _dig_position(1)
+    assert all(m[0] != TO_CELL or m[1] != 0 for m in s.gen_moves())
+    # the second card of the dig is then useful by the one-card rule itself
+    s = _dig_position(2)
+    s.cells[2] = s.cols[0].pop()
+    s.dig = False
+    assert (TO_CELL, 0, 2, 3) in s.gen_moves()

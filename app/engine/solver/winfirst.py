@@ -53,6 +53,12 @@ NOISE = 300  # the largest random bonus added to a move's priority (priorities s
 # (a reveal scores 100, a join 10 less the group's size, a King into an empty column 20), in the
 # variants listed; elsewhere the deal comes after every other move, as in the complete search.
 DEAL_PRIORITY: dict[str, int] = {"double-scorpion": 0}
+# The variants whose cell rule digs (``_WinFirst._cell_useful``).
+DIG: set[str] = {"scorpion-head"}
+# The share of the phase that goes first to ``bestfirst.py``'s best-first search, by variant.
+BEST_FIRST: dict[str, float] = {}
+# The variants whose phase takes ``king_run_join`` as the only move, as the complete search does.
+RUN_JOINS: set[str] = set()
 
 
 def luby(k: int) -> int:
@@ -75,18 +81,28 @@ class _WinFirst(FamilySearch):
     # the two pruning rules (module docstring), switchable to measure what each gives
     keep_joined = True
     cell_rule = True
+    # the cell rule looks past the exposed card, as deep as the free cells reach (``DIG``)
+    dig = False
+    dig_kings = False
 
     def __init__(self, game: Game, rng: random.Random | None, noise: int) -> None:
         super().__init__(game)
         self.rng = rng
         self.noise = noise
         self.deal_priority = DEAL_PRIORITY.get(game.variant.name)
+        self.dig = game.variant.name in DIG
+        self.phase_run_joins = game.variant.name in RUN_JOINS
 
     def gen_moves(self) -> list[tuple[int, int, int, int]]:
         if self.cell_joins:  # How They Run: a sure join keeps a shortest winning line
             join = self.cell_join()
             if join is not None:
                 self.cell_joins_taken += 1
+                return [join]
+        if self.run_joins and self.phase_run_joins:  # a sure join (``king_run_join``)
+            join = self.king_run_join()
+            if join is not None:
+                self.run_joins_taken += 1
                 return [join]
         cols, hidden, parents = self.cols, self.hidden, self.parents
         kept: list[tuple[float, tuple[int, int, int, int]]] = []
@@ -125,15 +141,31 @@ class _WinFirst(FamilySearch):
     def _cell_useful(self, a: int, loose: set[int]) -> bool:
         col = self.cols[a]
         n = len(col)
-        if n == 1 or n - 1 == self.hidden[a]:
-            return True  # empties the column or turns a face-down card up
-        bare, moved = col[n - 2], col[n - 1]
-        if any(c in loose and c != moved for c in self.children[bare]):
-            return True
-        if bare % 13 == KING or (n - 2 > self.hidden[a] and col[n - 3] in self.parents[bare]):
-            return False  # the bared card stays where it is
-        tops = {c[-1] for k, c in enumerate(self.cols) if c and k != a}
-        return any(p in tops for p in self.parents[bare])
+        h = self.hidden[a]
+        # ``dig``: the card may be the first of several exposed cards going into the free
+        # cells one by one, as many as there are free cells, to reach a useful card
+        depth = self.cells.count(-1) if self.dig else 1
+        tops: set[int] | None = None
+        for k in range(1, depth + 1):
+            if n - k < h:
+                return False  # only face-up cards go into cells
+            if n == k or n - k == h:
+                return True  # empties the column or turns a face-down card up
+            bare = col[n - k - 1]
+            moved = col[n - k :]
+            if any(c in loose and c not in moved for c in self.children[bare]):
+                return True
+            if bare % 13 == KING:
+                if self.dig_kings and n - k - 1 > 0 and not all(self.cols):
+                    return True  # a King bared on a card can go into an empty column
+                continue
+            if n - k - 1 > h and col[n - k - 2] in self.parents[bare]:
+                continue  # the bared card stays where it is
+            if tops is None:
+                tops = {c[-1] for j, c in enumerate(self.cols) if c and j != a}
+            if any(p in tops for p in self.parents[bare]):
+                return True
+        return False
 
 
 def restarts(
@@ -210,7 +242,22 @@ def win_first(
     """Restarted, strongly pruned searches from ``game``'s position until one wins, ``clock``
     passes ``deadline`` or ``max_nodes`` nodes are spent: (the winning line or None, nodes)."""
 
+    spent = 0
+    share = BEST_FIRST.get(game.variant.name, 0.0)
+    if share > 0:
+        from .bestfirst import best_first  # bestfirst.py builds on this module
+
+        now = clock()
+        end = now + (deadline - now) * share if deadline != float("inf") else deadline
+        cap = max(1, int(max_nodes * share)) if max_nodes is not None else None
+        line, spent = best_first(game, end, cap, clock)
+        if line is not None:
+            return line, spent
+        if max_nodes is not None:
+            max_nodes = max(1, max_nodes - spent)
+
     def new_run(k: int) -> Searcher:
         return _WinFirst(game, random.Random(k) if k > 1 else None, NOISE)
 
-    return restarts(new_run, BASE_NODES, deadline, max_nodes, clock)
+    line, nodes = restarts(new_run, BASE_NODES, deadline, max_nodes, clock)
+    return line, nodes + spent
