@@ -141,20 +141,19 @@ def test_the_phase_deals_among_its_moves_where_listed() -> None:
     assert (DEAL, 0, 0, 0) not in _WinFirst(game, None, NOISE).gen_moves()
 
 
-def _dig_position(free: int) -> _WinFirst:
-    """Scorpion Head: column 0 holds 9H 5S 9D 3C (face up, 3C exposed), column 1 every other
-    card face down under 4S, the other columns are empty; ``free`` cells are free, the others
-    hold Kings. 3C bares 9D, which nothing can use; 9D in turn bares 5S, onto which the loose
-    4S can go."""
+def _dig_position(free: int, col0: tuple[int, ...] = (13 + 8, 4, 26 + 8, 39 + 2)) -> _WinFirst:
+    """Scorpion Head: column 0 holds ``col0`` (face up; by default 9H 5S 9D 3C, 3C exposed),
+    column 1 every other card face down under 4S, the other columns are empty; ``free`` cells
+    are free, the others hold Kings (not those of ``col0``). By default, 3C bares 9D, which
+    nothing can use; 9D in turn bares 5S, onto which the loose 4S can go."""
     game = Game.new("scorpion-head", deal_from_number(1, "scorpion-head"))
     s = _WinFirst(game, None, NOISE)
-    nine_h, five_s, nine_d, three_c, four_s = 13 + 8, 4, 26 + 8, 39 + 2, 3
-    kings = [12, 25, 38, 51][: 4 - free]
-    col0 = [nine_h, five_s, nine_d, three_c]
+    four_s = 3
+    kings = [k for k in (12, 25, 38, 51) if k not in col0][: 4 - free]
     rest = [c for c in range(52) if c not in (*col0, four_s, *kings)]
-    s.cols = [col0, [*rest, four_s], [], [], [], [], []]
+    s.cols = [list(col0), [*rest, four_s], [], [], [], [], []]
     s.hidden = [0, len(rest), 0, 0, 0, 0, 0]
-    s.cells = [*kings, *[-1] * free]
+    s.cells = [*kings, *[-1] * (4 - len(kings))]
     return s
 
 
@@ -175,3 +174,13 @@ def test_the_phase_digs_into_the_cells_where_listed() -> None:
     s.cells[2] = s.cols[0].pop()
     s.dig = False
     assert (TO_CELL, 0, 2, 3) in s.gen_moves()
+    # a King bared on a card is useful while a column is empty: 3C off KD lying on 9H
+    s = _dig_position(1, (13 + 8, 26 + 12, 39 + 2))
+    assert (TO_CELL, 0, 2, 3) in s.gen_moves()
+    s.dig = False
+    assert (TO_CELL, 0, 2, 3) not in s.gen_moves()
+    s.dig = True
+    s.cols[2:] = [[c] for c in s.cols[1][:5]]  # no column empty: the King stays
+    s.cols[1] = s.cols[1][5:]
+    s.hidden = [0, len(s.cols[1]) - 1, 1, 1, 1, 1, 1]
+    assert (TO_CELL, 0, 2, 3) not in s.gen_moves()
