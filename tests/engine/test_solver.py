@@ -216,3 +216,46 @@ def test_solver_state_make_unmake_restores_everything() -> None:
             rec2 = s.make_deal()
             s.unmake_deal(rec2)
             assert (s.key(), s.cols, s.hidden, s.done) == before
+
+
+RUN_S = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S"
+RUN_D = "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D"
+
+
+def test_the_searches_remove_a_run_left_at_the_open_end_by_a_removal_as_the_engine() -> None:
+    # The spades run is complete under the diamonds; the Ace of diamonds completes them, and
+    # both runs go (RULES.md: a completed run at the open end is removed). Both searches make
+    # and undo that step as the engine does, and find the win it gives.
+    from app.engine.solver.family_search import COL, FamilySearch
+
+    cols = [RUN_S + " AS " + RUN_D, "AD"]
+    game = position(cols, done="HC")
+    after = position(cols, done="HC")
+    after.move(1, 0, 0)
+    assert after.public_view().completed == ["H", "C", "D", "S"]
+    plain = PlainSearch(Position.from_game(game), prune=True)
+    before = (plain.key(), [list(c) for c in plain.cols], list(plain.hidden), plain.done)
+    rec = plain.make_move(1, 0, 0)
+    assert plain.done == 4 and plain.cols[0] == [] and plain.cols[1] == []
+    plain.unmake_move(rec)
+    assert (plain.key(), plain.cols, plain.hidden, plain.done) == before
+
+    family = FamilySearch(position(cols, done="HC"))
+    saved = family.make(COL, 1, 0, 0)
+    assert family.done == 4 and family.cols[0] == [] and family.cols[1] == []
+    family._restore(saved)
+    assert family.cols == plain.cols
+
+    result = solve(Position.from_game(game))
+    assert result.verdict == "win"
+    assert verify_line(game, result.line)
+
+    # With a face-down card under both runs: it turns up, and comes back down on undo.
+    clubs = "QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C AC"
+    under = position(["KC " + cols[0], "AD", clubs], hidden=[1] + [0] * 6, done="H")
+    plain = PlainSearch(Position.from_game(under), prune=True)
+    before = (plain.key(), [list(c) for c in plain.cols], list(plain.hidden), plain.done)
+    rec = plain.make_move(1, 0, 0)
+    assert plain.done == 3 and plain.cols[0] == [parse_card("KC")] and plain.hidden[0] == 0
+    plain.unmake_move(rec)
+    assert (plain.key(), plain.cols, plain.hidden, plain.done) == before
