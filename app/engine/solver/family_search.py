@@ -632,7 +632,8 @@ class FamilySearch:
         only miss a cut anyway); ``tests/engine/test_solver_proof.py`` checks the claim
         against the proof itself. The lemma holds for the full game's proof only: with
         ``keep_joined`` (the win-first phase) g, laid on t, is kept there, and its leaving no
-        longer meets the clauses it has to meet, so nothing is spared."""
+        longer meets the clauses it has to meet, so nothing is spared here (``winfirst.py``'s
+        phase spares some proofs by a heuristic of its own, ``_WinFirst._stays_alive``)."""
         if self.keep_joined:
             return False
         cols = self.cols
