@@ -138,7 +138,10 @@ Status = Literal["playing", "won"]
 #       (the family) bits 23-24 from_pile (0 column, 1 reserve, 2 cell), 25-26 to_pile,
 #       27-28 from_column >> 3, 29-30 to_column >> 3, 31-33 from_index >> 6, 34-36 count >> 6
 #       (all zero in the base game, whose records are unchanged).
-# deal: for each stock column k, bit 1 + 2k run removed, bit 2 + 2k reveal.
+#       bits 37-40 / 41-44: further runs removed from source / target (a completed run
+#       that the removal of another one left at the open end goes too).
+# deal: for each stock column k, bit 1 + 2k run removed, bit 2 + 2k reveal, bits 40 + 4k to
+#       43 + 4k further runs removed.
 _PILE_CODE = {"column": 0, "reserve": 1, "cell": 2}
 
 
@@ -165,6 +168,17 @@ def _pack_wide(a: int, i: int, b: int, n: int, fp: int, tp: int) -> int:
         | ((i >> 6) << 31)
         | ((n >> 6) << 34)
     )
+
+
+def _pack_more(sr: int, tr: int) -> int:
+    """The bits of a move record for runs removed beyond the first (``sr``, ``tr``: how many
+    runs went from the source and the target; 0 in nearly every move)."""
+    more = 0
+    if sr > 1:
+        more |= (sr - 1) << 37
+    if tr > 1:
+        more |= (tr - 1) << 41
+    return more
 
 
 def _unpack(rec: int) -> tuple[int, int, int, int, int, int]:
@@ -537,11 +551,18 @@ class Game:
         sr, sv = self._settle_source(a)
         tr, tv = self._settle_target(b)
         n = len(group)
+        more = _pack_more(sr, tr) if sr > 1 or tr > 1 else 0
+        if sr > 1:
+            sr = 1
+        if tr > 1:
+            tr = 1
         if self._wide:
-            return _pack_move(a & 7, i & 63, b & 7, n & 63, sr, sv, tr, tv) | _pack_wide(
-                a, i, b, n, 0, 0
+            return (
+                _pack_move(a & 7, i & 63, b & 7, n & 63, sr, sv, tr, tv)
+                | _pack_wide(a, i, b, n, 0, 0)
+                | more
             )
-        return _pack_move(a, i, b, n, sr, sv, tr, tv)
+        return _pack_move(a, i, b, n, sr, sv, tr, tv) | more
 
     def _do_pile_move(self, fp: int, a: int, i: int, tp: int, b: int) -> int:
         """A move from a reserve or cell to a column, or from a column to a cell."""
@@ -558,7 +579,12 @@ class Game:
             slots[a] = -1
             self._place(b, (card,))
             tr, tv = self._settle_target(b)
-        return _pack_move(a & 7, i & 63, b & 7, 1, sr, sv, tr, tv) | _pack_wide(a, i, b, 1, fp, tp)
+        more = _pack_more(sr, tr)
+        return (
+            _pack_move(a & 7, i & 63, b & 7, 1, min(sr, 1), sv, min(tr, 1), tv)
+            | _pack_wide(a, i, b, 1, fp, tp)
+            | more
+        )
 
     def _refuse_if_won(self, instead: str = "start a new game") -> None:
         if self.won:
@@ -582,9 +608,14 @@ class Game:
 
     def _settle_target(self, c: int) -> tuple[int, int]:
         """A run completed at the open end of column ``c`` goes, which may expose a face-down
-        card to turn up: (run removed, card revealed) as 0 or 1 each."""
+        card to turn up: (runs removed, card revealed). Nearly always at most one run goes;
+        but when the run removed lay on another completed run (one built under it, with it
+        carried along), that one is now a completed run at the open end, and goes too."""
         if self._remove_run(c):
-            return 1, self._reveal(c)
+            n = 1
+            while self._remove_run(c):
+                n += 1
+            return n, self._reveal(c)
         return 0, 0
 
     def _settle_source(self, c: int) -> tuple[int, int]:
@@ -649,6 +680,9 @@ class Game:
         rec = 1
         for c in range(self.nstock):
             removed, revealed = self._settle_target(c)
+            if removed > 1:
+                rec |= (removed - 1) << (40 + 4 * c)
+                removed = 1
             rec |= removed << (1 + 2 * c) | revealed << (2 + 2 * c)
         return rec
 
@@ -668,7 +702,8 @@ class Game:
                 if rec >> (2 + 2 * c) & 1:
                     hidden[c] += 1
                 if rec >> (1 + 2 * c) & 1:
-                    self._restore_run(c)
+                    for _ in range(1 + (rec >> (40 + 4 * c) & 15)):
+                        self._restore_run(c)
             stock = [cols[c].pop() for c in range(self.nstock)]
             for card in stock:
                 wc[card] = _GONE
@@ -685,11 +720,13 @@ class Game:
         if rec >> 22 & 1:
             hidden[b] += 1
         if rec >> 21 & 1:
-            self._restore_run(b)
+            for _ in range(1 + (rec >> 41 & 15)):
+                self._restore_run(b)
         if rec >> 20 & 1:
             hidden[a] += 1
         if rec >> 19 & 1:
-            self._restore_run(a)
+            for _ in range(1 + (rec >> 37 & 15)):
+                self._restore_run(a)
         if tp == 2:  # back from cell b to column a
             card = self.cells[b]
             self.cells[b] = -1

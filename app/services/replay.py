@@ -46,7 +46,12 @@ def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
         raise NotFound()
     game = Game.new(state.variant, parse_deal(deal_text, state.variant))
     frames = [game.public_view()]
-    for action in actions:
+    for k, action in enumerate(actions):
+        if game.won:
+            # A log kept before a run left at the open end by another run's removal went with
+            # it (it stayed, and was moved away later) holds steps past today's win: stop here.
+            actions = actions[:k]
+            break
         game.apply(action)
         frames.append(game.public_view())
     return Replay(game=state, frames=frames, actions=actions)

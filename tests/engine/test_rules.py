@@ -215,6 +215,78 @@ def test_after_a_run_is_removed_an_exposed_face_down_card_turns_up() -> None:
     assert len(codes(game, 0)) == 13
 
 
+RUN_D = "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D"  # diamonds King..Two
+
+
+def test_a_run_left_at_the_open_end_by_a_removal_is_removed_too() -> None:
+    # The Ace of spades, with the diamonds King..Two built on it, joins the spades: the spade
+    # run is complete but covered. The Ace of diamonds completes the diamonds at the open end;
+    # when they go, the spade run lies at the open end, a completed run, and goes with them.
+    game = make_game({0: "7C " + RUN_S, 1: "AS " + RUN_D, 2: "AD"}, hidden={0: 1})
+    game.move(1, 0, 0)
+    assert game.public_view().completed == []
+    before = game.position_key()
+    game.move(2, 0, 0)
+    view = game.public_view()
+    assert view.completed == ["D", "S"]
+    assert codes(game, 0) == ["7C"]  # the card under both runs turned up
+    assert game.moves == 2
+    game.undo()
+    assert game.position_key() == before
+    assert codes(game, 0)[0] is None and codes(game, 2) == ["AD"]
+    game.redo()
+    assert game.public_view().completed == ["D", "S"]
+    assert codes(game, 0) == ["7C"]
+
+
+def test_a_run_uncovered_by_a_removal_in_the_source_column_is_removed_too() -> None:
+    game = make_game({0: RUN_S + " AS " + RUN_D + " AD 5H", 3: "6H"})
+    before = game.position_key()
+    game.move(0, 26, 3)
+    assert game.public_view().completed == ["D", "S"]
+    assert codes(game, 0) == []
+    game.undo()
+    assert game.position_key() == before
+
+
+def test_a_deal_that_completes_a_run_on_a_completed_run_removes_both() -> None:
+    game = make_game({1: RUN_S + " AS " + RUN_D}, stock="9C AD 9H")
+    before = game.position_key()
+    game.deal()
+    assert game.public_view().completed == ["D", "S"]
+    assert codes(game, 1) == []
+    game.undo()
+    assert game.position_key() == before
+    assert game.public_view().stock == 3
+
+
+def test_runs_removed_together_can_win_the_game() -> None:
+    game = make_game({0: RUN_S, 1: "AS " + RUN_D, 2: "AD"}, completed="H C")
+    game.move(1, 0, 0)
+    assert game.status == "playing"
+    game.move(2, 0, 0)
+    assert game.status == "won"
+
+
+def test_three_runs_can_leave_at_one_step_and_come_back_with_one_undo() -> None:
+    # Wasp deal 33's catalogued line: at its 56th step the spades leave, then the diamonds
+    # and the clubs they had covered, one under the other.
+    from app.engine import deal_from_number
+    from app.engine.solver.catalogs import winning_line
+
+    line = winning_line("wasp", 33)
+    assert line is not None
+    game = Game.replay("wasp", deal_from_number(33, "wasp"), line[:55])
+    before = game.position_key()
+    assert len(game.public_view().completed) == 0
+    game.apply(line[55])
+    assert game.public_view().completed == ["S", "D", "C"]
+    game.undo()
+    assert game.position_key() == before
+    game.redo()
+    assert game.public_view().completed == ["S", "D", "C"]
+
+
 def test_an_unordered_group_of_thirteen_of_one_suit_is_not_a_run() -> None:
     shuffled = "KS JS QS TS 9S 8S 7S 6S 5S 4S 3S 2S"
     game = make_game({0: shuffled, 1: "AS"})

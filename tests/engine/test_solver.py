@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import Game, deal_from_number, parse_card, parse_deal
+from app.engine import Game, IllegalMove, deal_from_number, parse_card, parse_deal
 from app.engine.solver import (
     Position,
     analyse,
@@ -144,6 +144,72 @@ def test_wasp_a_join_is_not_always_safe() -> None:
         assert verify_line(game, r.line)
 
 
+def _join(game: Game, card_code: str) -> None:
+    """Lay the card (with everything on it) on its successor, wherever the two lie."""
+    x = parse_card(card_code)
+    ((a, i),) = [(c, k) for c, col in enumerate(game.cols) for k, y in enumerate(col) if y == x]
+    (b,) = [c for c, col in enumerate(game.cols) if col and col[-1] == x + 1]
+    game.move(a, i, b)
+
+
+def test_wasp_two_legal_joins_can_exclude_each_other() -> None:
+    # With no column empty every move is a join, but joins do not commute: 5C may join 6C
+    # (carrying 4D) and 3D may join 4D (carrying 6C); either one lays the other card's
+    # successor above it in one column, so the other join is no longer legal (docs/odds.md,
+    # "Macro joins ... tried").
+    cols = [
+        "AD 5C 4D",
+        "AC 3D 6C",
+        "KC QC JC",
+        "TC 9C 8C 7C",
+        "2C 3C 4C",
+        "KD QD JD TD 9D 8D 7D 6D 5D",
+        "2D",
+    ]
+    first = position(cols, done="SH", variant="wasp")
+    first.check_move(0, 1, 1)  # 5C onto 6C
+    first.check_move(1, 1, 0)  # 3D onto 4D
+    _join(first, "5C")
+    with pytest.raises(IllegalMove):
+        _join(first, "3D")  # 4D now lies above 3D in its column
+    other = position(cols, done="SH", variant="wasp")
+    _join(other, "3D")
+    with pytest.raises(IllegalMove):
+        _join(other, "5C")
+
+
+def test_wasp_a_column_may_need_more_joins_than_it_requires() -> None:
+    # Emptying column 1 needs 6D on 7D, hence 8D off 7D onto 9D, hence 8C off 9D onto 9C,
+    # hence QC off 9C onto KC: in that (forced) order, 8C carries 7D above 6D and 6D can no
+    # longer join it. The winning line empties the column with three more joins (TC, 9C, 5C)
+    # taken first. A rule expanding a position with no empty column only into "the position
+    # after the joins its columns' emptying requires" called this winnable position lost.
+    cols = [
+        "6D 9C QC QD",
+        "5D 4D 3D 7C AD 4C",
+        "AC KD TD 2C",
+        "JC",
+        "6C",
+        "3C 2D KC",
+        "JD 9D 8C 5C 7D 8D TC",
+    ]
+    hidden = [0, 4, 1, 0, 0, 2, 1]
+    forced = position(cols, hidden=hidden, done="SH", variant="wasp")
+    for card in ("QC", "8C", "8D"):
+        _join(forced, card)
+    with pytest.raises(IllegalMove):
+        _join(forced, "6D")
+    line = position(cols, hidden=hidden, done="SH", variant="wasp")
+    for card in ("TC", "9C", "5C", "QC", "8C", "8D", "6D"):
+        _join(line, card)
+    assert not line.cols[0]
+    game = position(cols, hidden=hidden, done="SH", variant="wasp")
+    for prune in (True, False):
+        r = solve(Position.from_game(game), prune=prune, max_seconds=None, max_nodes=200_000)
+        assert r.verdict == "win" and r.line is not None
+        assert verify_line(game, r.line)
+
+
 def test_kings_only_into_empty_columns() -> None:
     # The Queen's group cannot go into the empty column in Scorpion: the King must go first.
     game = position(["2C KC QC JC TC 9C 8C 7C 6C 5C 4C 3C", "AC"], done="SHD")
@@ -216,3 +282,46 @@ def test_solver_state_make_unmake_restores_everything() -> None:
             rec2 = s.make_deal()
             s.unmake_deal(rec2)
             assert (s.key(), s.cols, s.hidden, s.done) == before
+
+
+RUN_S = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S"
+RUN_D = "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D"
+
+
+def test_the_searches_remove_a_run_left_at_the_open_end_by_a_removal_as_the_engine() -> None:
+    # The spades run is complete under the diamonds; the Ace of diamonds completes them, and
+    # both runs go (RULES.md: a completed run at the open end is removed). Both searches make
+    # and undo that step as the engine does, and find the win it gives.
+    from app.engine.solver.family_search import COL, FamilySearch
+
+    cols = [RUN_S + " AS " + RUN_D, "AD"]
+    game = position(cols, done="HC")
+    after = position(cols, done="HC")
+    after.move(1, 0, 0)
+    assert after.public_view().completed == ["H", "C", "D", "S"]
+    plain = PlainSearch(Position.from_game(game), prune=True)
+    before = (plain.key(), [list(c) for c in plain.cols], list(plain.hidden), plain.done)
+    rec = plain.make_move(1, 0, 0)
+    assert plain.done == 4 and plain.cols[0] == [] and plain.cols[1] == []
+    plain.unmake_move(rec)
+    assert (plain.key(), plain.cols, plain.hidden, plain.done) == before
+
+    family = FamilySearch(position(cols, done="HC"))
+    saved = family.make(COL, 1, 0, 0)
+    assert family.done == 4 and family.cols[0] == [] and family.cols[1] == []
+    family._restore(saved)
+    assert family.cols == plain.cols
+
+    result = solve(Position.from_game(game))
+    assert result.verdict == "win"
+    assert verify_line(game, result.line)
+
+    # With a face-down card under both runs: it turns up, and comes back down on undo.
+    clubs = "QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C AC"
+    under = position(["KC " + cols[0], "AD", clubs], hidden=[1] + [0] * 6, done="H")
+    plain = PlainSearch(Position.from_game(under), prune=True)
+    before = (plain.key(), [list(c) for c in plain.cols], list(plain.hidden), plain.done)
+    rec = plain.make_move(1, 0, 0)
+    assert plain.done == 3 and plain.cols[0] == [parse_card("KC")] and plain.hidden[0] == 0
+    plain.unmake_move(rec)
+    assert (plain.key(), plain.cols, plain.hidden, plain.done) == before

@@ -164,11 +164,13 @@ def _settle(col: list[tuple[int, bool]], completed: list[int], alternate: bool =
     if col and not col[-1][1]:
         col[-1] = (col[-1][0], True)
         return
-    if len(col) >= 13 and _is_run(col[-13:], alternate):
+    # RULES.md: a completed run at the open end goes; one left there by that removal is a
+    # completed run at the open end too, and goes as part of the same step.
+    while len(col) >= 13 and _is_run(col[-13:], alternate):
         completed.append(col[-13][0] // 13)
         del col[-13:]
-        if col and not col[-1][1]:
-            col[-1] = (col[-1][0], True)
+    if col and not col[-1][1]:
+        col[-1] = (col[-1][0], True)
 
 
 def _copy(p: RefPosition) -> RefPosition:

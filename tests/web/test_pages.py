@@ -68,6 +68,7 @@ def test_rules_page_explains_every_rule(browser: Browser) -> None:
         "one undo takes all three cards back",
         "thirteen face-up cards of one suit, King down to Ace",
         "removed automatically",
+        "the run under it lies at the open end, completed, and leaves in the same step",
         "out of order is not a run",
         "Four removed runs",
         "does not promise",

@@ -228,15 +228,24 @@ class FamilySearch:
         # as the engine: a face-down card left exposed turns up; else a run left at the open
         # end leaves (and the card then exposed turns up if face down)
         if src and (
-            len(src) == self.hidden[a]
-            or (self._remove_run(a) and src and len(src) == self.hidden[a])
+            len(src) == self.hidden[a] or (self._remove_runs(a) and len(src) == self.hidden[a])
         ):
             self.hidden[a] -= 1
 
     def _settle_target(self, b: int) -> None:
         dst = self.cols[b]
-        if self._remove_run(b) and dst and len(dst) == self.hidden[b]:
+        if self._remove_runs(b) and len(dst) == self.hidden[b]:
             self.hidden[b] -= 1
+
+    def _remove_runs(self, c: int) -> bool:
+        """Remove the completed runs at the open end of column ``c`` (as the engine: a run
+        removed may leave another completed run there, which goes too); True if some went
+        and the column still holds cards."""
+        if not self._remove_run(c):
+            return False
+        while self._remove_run(c):
+            pass
+        return bool(self.cols[c])
 
     # -- make and undo --------------------------------------------------------------------
 
@@ -623,7 +632,8 @@ class FamilySearch:
         only miss a cut anyway); ``tests/engine/test_solver_proof.py`` checks the claim
         against the proof itself. The lemma holds for the full game's proof only: with
         ``keep_joined`` (the win-first phase) g, laid on t, is kept there, and its leaving no
-        longer meets the clauses it has to meet, so nothing is spared."""
+        longer meets the clauses it has to meet, so nothing is spared here (``winfirst.py``'s
+        phase spares some proofs by a heuristic of its own, ``_WinFirst._stays_alive``)."""
         if self.keep_joined:
             return False
         cols = self.cols

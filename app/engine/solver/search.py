@@ -441,15 +441,25 @@ class PlainSearch:
     def _settle(self, c: int) -> int:
         """After cards left or arrived at column c: remove a completed run, reveal a card.
 
-        Returns flags for ``_unsettle``: bit 0 a run was removed (its suit in bits 2-3),
-        bit 1 a card was revealed.
+        Returns flags for ``_unsettle``: bit 0 a run was removed (its suit in bits 4-5),
+        bit 1 a card was revealed, bits 2-3 how many runs went after the first (as in the
+        engine: a run removed may leave another completed run at the open end, which goes
+        too), their suits in bits 6-7, 8-9 and 10-11.
         """
         flags = 0
         col = self.cols[c]
         if col and col[-1] % 13 == 0:
             suit = self._remove_run(c)
             if suit >= 0:
-                flags = 1 | (suit << 2)
+                flags = 1 | (suit << 4)
+                shift = 6
+                while col and col[-1] % 13 == 0:
+                    suit = self._remove_run(c)
+                    if suit < 0:
+                        break
+                    flags += 4
+                    flags |= suit << shift
+                    shift += 2
         if col and len(col) == self.hidden[c]:
             self.hidden[c] -= 1
             self.under[col[-1]] -= _FACE_DOWN
@@ -471,11 +481,11 @@ class PlainSearch:
             idx_of[card] = k
         fa = self._settle(a) if src else 0
         fb = self._settle(b) if group[-1] % 13 == 0 else 0
-        return (a, i, b, len(group), old, fa | (fb << 8))
+        return (a, i, b, len(group), old, fa | (fb << 16))
 
     def unmake_move(self, rec: tuple[int, int, int, int, int, int]) -> None:
         a, i, b, n, old, flags = rec
-        fa, fb = flags & 255, flags >> 8
+        fa, fb = flags & 0xFFFF, flags >> 16
         self._unsettle(b, fb)
         self._unsettle(a, fa)
         cols, col_of, idx_of = self.cols, self.col_of, self.idx_of
@@ -495,7 +505,8 @@ class PlainSearch:
             self.hidden[c] += 1
             self.under[col[-1]] += _FACE_DOWN
         if flags & 1:
-            self._restore_run(c, flags >> 2)
+            for k in range(flags >> 2 & 3, -1, -1):  # the last removed first
+                self._restore_run(c, flags >> (4 + 2 * k) & 3)
 
     def make_deal(self) -> tuple[int, ...]:
         cols, col_of, idx_of, under = self.cols, self.col_of, self.idx_of, self.under
