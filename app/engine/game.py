@@ -659,9 +659,11 @@ class Game:
         self.runs.append(run)
         return True
 
-    def _restore_run(self, c: int) -> None:
-        self.completed.pop()
-        self._place(c, self.runs.pop())
+    def _restore_runs(self, c: int, n: int) -> None:
+        """Put the last ``n`` removed runs back on column ``c``, the last removed first."""
+        for _ in range(n):
+            self.completed.pop()
+            self._place(c, self.runs.pop())
 
     def deal(self) -> None:
         """Deal the stock: one face-up card onto each of the first columns, in order."""
@@ -702,8 +704,7 @@ class Game:
                 if rec >> (2 + 2 * c) & 1:
                     hidden[c] += 1
                 if rec >> (1 + 2 * c) & 1:
-                    for _ in range(1 + (rec >> (40 + 4 * c) & 15)):
-                        self._restore_run(c)
+                    self._restore_runs(c, 1 + (rec >> (40 + 4 * c) & 15))
             stock = [cols[c].pop() for c in range(self.nstock)]
             for card in stock:
                 wc[card] = _GONE
@@ -720,13 +721,11 @@ class Game:
         if rec >> 22 & 1:
             hidden[b] += 1
         if rec >> 21 & 1:
-            for _ in range(1 + (rec >> 41 & 15)):
-                self._restore_run(b)
+            self._restore_runs(b, 1 + (rec >> 41 & 15))
         if rec >> 20 & 1:
             hidden[a] += 1
         if rec >> 19 & 1:
-            for _ in range(1 + (rec >> 37 & 15)):
-                self._restore_run(a)
+            self._restore_runs(a, 1 + (rec >> 37 & 15))
         if tp == 2:  # back from cell b to column a
             card = self.cells[b]
             self.cells[b] = -1

@@ -636,10 +636,14 @@ class FamilySearch:
         phase spares some proofs by a heuristic of its own, ``_WinFirst._stays_alive``)."""
         if self.keep_joined:
             return False
+        return self._join_met(b, base)
+
+    def _join_met(self, b: int, base: int) -> bool:
+        """Is the join of g (the card at ``base`` of column b, just laid there) met from the
+        start: a parent of g in the stock or exposed in another column?"""
         cols = self.cols
-        g = cols[b][base]
         stock = self.stock
-        for p in self.parents[g]:
+        for p in self.parents[cols[b][base]]:
             if p in stock:
                 return True
             for c, col in enumerate(cols):

@@ -149,18 +149,13 @@ class _WinFirst(FamilySearch):
         proof fired on 0-1.4% of them)."""
         if not self.spare_proofs:
             return False
+        if self._join_met(b, base):
+            return True
         cols, hidden = self.cols, self.hidden
         g = cols[b][base]
-        stock = self.stock
-        pg = self.parents[g]
-        for p in pg:
-            if p in stock:
-                return True
-            for c, col in enumerate(cols):
-                if c != b and col and col[-1] == p:
-                    return True
-        if g in stock:
+        if g in self.stock:
             return False
+        pg = self.parents[g]
         for c, col in enumerate(cols):
             if g in col:
                 h = hidden[c]
