@@ -140,30 +140,34 @@ def suspects(
     last: int,
     min_budget: float = 0.0,
     game_of: GameOf | None = None,
-) -> tuple[list[Suspect], dict[str, int]]:
-    """The recorded losses of deals ``first .. last`` the cascade may change and no proof at
-    the root settles, with their budgets; and the counts (``losses``, ``flagged``,
-    ``proved_at_root``)."""
+    recorded: str = "L",
+) -> tuple[list[Suspect], dict[str, int], list[int]]:
+    """The deals of ``first .. last`` recorded ``recorded`` ("L", or "W" to check the wins)
+    that the cascade may change and no proof at the root settles, with their budgets; the
+    counts (``recorded``, ``flagged``, ``proved_at_root``); and the flagged deals the root
+    proof proves lost (for recorded wins: each one a win that is a loss today)."""
     out: list[Suspect] = []
-    counts = {"losses": 0, "flagged": 0, "proved_at_root": 0}
+    counts = {"recorded": 0, "flagged": 0, "proved_at_root": 0}
+    proved: list[int] = []
     for b in blocks:
         rs = retried_with(b)
         for k, letter in enumerate(b["v"]):
             n = b["start"] + k
-            if letter != "L" or not first <= n <= last:
+            if letter != recorded or not first <= n <= last:
                 continue
-            counts["losses"] += 1
+            counts["recorded"] += 1
             game = game_of(n) if game_of else Game.new(variant, deal_from_number(n, variant))
             if not cascade_reasons(variant, game):
                 continue
             counts["flagged"] += 1
             if root_proof(game):
                 counts["proved_at_root"] += 1
+                proved.append(n)
                 continue
             ms = int(b["ms"][k])
             budget = max(float(b["budget"]), rs[k], min_budget, SLOWER * ms / 1000.0)
             out.append(Suspect(n, budget, ms))
-    return out, counts
+    return out, counts, proved
 
 
 _LETTER = {"win": "W", "loss": "L", "unknown": "U"}
@@ -204,6 +208,10 @@ def _solve_each(
             yield r.number, r.verdict, r.ms
 
 
+def _tally(changed: list[dict[str, Any]], recorded: str) -> list[tuple[str, int]]:
+    return [(x, sum(c["new"] == x for c in changed)) for x in "WLU" if x != recorded]
+
+
 def recheck(
     name: str,
     first: int,
@@ -216,8 +224,10 @@ def recheck(
     time_limit: float | None = None,
     quiet: bool = False,
     game_of: GameOf | None = None,
+    recorded: str = "L",
 ) -> dict[str, Any]:
-    """Re-solve the suspect losses of ``name``'s data file among deals ``first .. last``; with
+    """Re-solve the suspect losses (``recorded="W"``: wins) of ``name``'s data file among
+    deals ``first .. last``; with
     ``update`` write changed verdicts back. Returns the report (counts, changes, the range
     actually re-checked: a ``time_limit`` may stop it early, in deal order). ``game_of``: the
     opening position of a deal number (default: the variant's deal of that number; given,
@@ -226,11 +236,23 @@ def recheck(
     path = path or odds_file(name)
     blocks = read_blocks(path)
     last = min(last, max((b["start"] + len(b["v"]) - 1 for b in blocks), default=first - 1))
-    todo, counts = suspects(variant, blocks, first, last, min_budget, game_of)
+    todo, counts, proved = suspects(variant, blocks, first, last, min_budget, game_of, recorded)
     where = {b["start"] + k: (b, k) for b in blocks for k in range(len(b["v"]))}
+
+    def store(number: int, letter: str, ms: float) -> None:
+        b, i = where[number]
+        b["v"] = b["v"][:i] + letter + b["v"][i + 1 :]
+        b["ms"][i] = math.ceil(ms)
+        _write_blocks(path, blocks)
+
     bar = None if quiet else Progress(len(todo), f"recheck {name}")
     stop_at = time.monotonic() + time_limit if time_limit else None
     changed: list[dict[str, Any]] = []
+    if recorded != "L":  # a recorded win the root proof proves lost: a loss today
+        for n in proved:
+            changed.append({"number": n, "new": "L", "ms": 0, "budget": 0.0})
+            if update:
+                store(n, "L", 0.0)
     solved = 0
     cpu_ms = 0.0
     checked_to = first - 1  # the deals up to here were re-checked
@@ -250,8 +272,7 @@ def recheck(
                 _write_blocks(path, blocks)
         checked_to = number
         if bar:
-            won = sum(c["new"] == "W" for c in changed)
-            bar.update(1, f"L->W {won} L->U {len(changed) - won}")
+            bar.update(1, " ".join(f"{recorded}->{x} {n}" for x, n in _tally(changed, recorded)))
         if stop_at is not None and time.monotonic() >= stop_at:
             break
     if bar:
@@ -268,8 +289,11 @@ def recheck(
         "solved": solved,
         "cpu_seconds": round(cpu_ms / 1000.0, 1),
         "old_seconds": round(sum(s.old_ms for s in todo) / 1000.0, 1),
-        "L->W": [c for c in changed if c["new"] == "W"],
-        "L->U": [c for c in changed if c["new"] == "U"],
+        **{
+            f"{recorded}->{x}": [c for c in changed if c["new"] == x]
+            for x in "WLU"
+            if x != recorded
+        },
         "updated": update and bool(changed),
     }
 
@@ -290,12 +314,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=str, default=None, help="data file (default: the shipped one)")
     p.add_argument("--report", type=str, default=None, help="append the JSON report here")
     p.add_argument("--list", action="store_true", help="only list the suspects, solve none")
+    p.add_argument(
+        "--wins",
+        action="store_true",
+        help="check the recorded wins instead (the claim that they stay wins, module docstring)",
+    )
     args = p.parse_args(argv)
     path = Path(args.out) if args.out else odds_file(args.variant)
     last = args.start + args.count - 1 if args.count is not None else 1 << 32
     if args.list:
-        todo, counts = suspects(get_variant(args.variant), read_blocks(path), args.start, last)
-        print(json.dumps(counts))
+        todo, counts, proved = suspects(
+            get_variant(args.variant),
+            read_blocks(path),
+            args.start,
+            last,
+            recorded="W" if args.wins else "L",
+        )
+        print(json.dumps(counts), "proved lost at the root:", proved)
         old = sum(s.old_ms for s in todo) / 1000.0
         print(f"{len(todo)} to search ({old:.0f} s recorded)")
         for s in todo:
@@ -310,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         update=args.update,
         path=path,
         time_limit=args.time_limit,
+        recorded="W" if args.wins else "L",
     )
     text = json.dumps(rep)
     print(text)

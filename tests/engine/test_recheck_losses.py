@@ -86,8 +86,9 @@ def test_the_recheck_reports_and_writes_a_recorded_loss_the_cascade_wins(tmp_pat
     rep = recheck(
         "scorpion", 1, 2, 1, update=True, path=data, quiet=True, game_of=lambda n: games[n]
     )
-    assert (rep["losses"], rep["flagged"], rep["searched"], rep["solved"]) == (2, 1, 1, 1)
+    assert (rep["recorded"], rep["flagged"], rep["searched"], rep["solved"]) == (2, 1, 1, 1)
     assert [c["number"] for c in rep["L->W"]] == [1] and rep["L->U"] == []
+    assert "L->L" not in rep
     assert rep["last"] == 2 and rep["updated"]
     stored = json.loads(data.read_text())
     assert stored["v"] == "WL" and stored["count"] == 2 and stored["budget"] == 2.0
