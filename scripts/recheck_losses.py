@@ -330,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             last,
             recorded="W" if args.wins else "L",
         )
-        print(json.dumps(counts), "proved lost at the root:", proved)
+        print(json.dumps(counts))
+        if args.wins:
+            print("recorded wins the root proof proves lost:", proved)
         old = sum(s.old_ms for s in todo) / 1000.0
         print(f"{len(todo)} to search ({old:.0f} s recorded)")
         for s in todo:
