@@ -62,6 +62,34 @@ a completed run stays on the table, and both only look at the one position they 
 proofs inside it, and the pruning lemmas of ``search.py`` and ``family_search.py``, revised
 with the fix, are not re-examined here.)
 
+Do the recorded wins stay wins? (``--wins``)
+--------------------------------------------
+
+Not every one is proved to. Under the old rule a completed run R that stayed on the table (a
+"stale" run) could still be played with. Take P' = P without its stale runs. With one deck and
+same-suit building the cards that may land on a card of R are cards of R, so no other card is
+ever laid on one by a move, and the moves of R's cards (its King, with R, into an empty column;
+in Wasp any of its cards, with those on it, there; in the cell variants the exposed card alone
+into a cell) only split R up among themselves. Copying an old winning line step for step from
+P' and leaving out the steps that move R's cards (a step where another card carries cards of R
+along moves the rest), every step stays legal (P' has every empty column and empty cell of P,
+the same top cards but for R's, and no more face-down cards) and every run removed in the old
+game is removed in the new one, no later (a run the new game removes sooner, in a cascade,
+becomes one more stale run of the old game): so P' wins. That proves the claim for Scorpion Head,
+Three Blind Mice and How They Run (no stock). It fails where the deal can lay a card d on a
+stale run's Ace: in Scorpion and Scorpion II the old game could then carry d into an empty
+column on R's King, a move no non-King may make alone, and in Wasp a card of R carrying d could
+join its successor in another column, moving d off a column it covers in the new game. With
+alternate colours (Tail, Farmer's Wife) and two or three decks the cards of R fit on other
+cards (a Five of hearts of R on the other black Six, a Five of spades on the other deck's Six)
+and other cards fit on them: the old game could build with R. There the claim rests on the
+re-solve: ``--wins`` re-solves the recorded wins the filter flags (the same filter: a win
+changes only through a cascade too) and reports those now lost; a win the current solver does
+not find again within the budget ("U") disproves nothing.
+
+Re-solving
+----------
+
 Each suspect loss not proved at the root is solved again by ``app.engine.solver.api``'s
 ``solve_deal`` (CPU time, as the ``odds`` command does; a win's line is replayed through the
 engine before it is believed) with a budget of at least the block's own (and at least the
