@@ -7,8 +7,11 @@ times, the slowest deal, peak memory, and Solvitaire's figures on the anchors.
 
     python scripts/bench_solver.py [--count 5000] [--start 1] [--variant scorpion]
                                    [--budget 10] [--retry-budget 60] [--jobs 1]
+                                   [--deals "26 115 140" | --deals @file]
 
 One process per job; with ``--jobs 1`` (the default) the times are those of a single core.
+``--deals`` runs the listed deal numbers instead of the range (``@file``: read them from a
+file, separated by white space), e.g. the undecided deals of an earlier run.
 ``--retry-budget`` re-runs the deals left undecided with a longer budget (the issue's "every
 deal within 60 s").
 """
@@ -105,6 +108,9 @@ def main() -> int:
     p.add_argument("--budget", type=float, default=10.0)
     p.add_argument("--retry-budget", type=float, default=0.0)
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument(
+        "--deals", type=str, default="", help="deal numbers (or @file) instead of the range"
+    )
     p.add_argument("--skip-anchors", action="store_true")
     p.add_argument("--json", type=str, default="", help="also write the figures here")
     args = p.parse_args()
@@ -140,9 +146,12 @@ def main() -> int:
         )
         out["anchors"] = {**ours, "agree": agree, "disagree": disagree}
 
-    bar = Progress(args.count, f"{args.variant} deals")
+    numbers: list[int] | range = range(args.start, args.start + args.count)
+    if args.deals:
+        text = Path(args.deals[1:]).read_text() if args.deals.startswith("@") else args.deals
+        numbers = [int(x) for x in text.replace(",", " ").split()]
+    bar = Progress(len(numbers), f"{args.variant} deals")
     results: list[DealResult] = []
-    numbers = range(args.start, args.start + args.count)
     for r in solve_numbers(args.variant, numbers, args.budget, args.jobs):
         results.append(r)
         bar.update(1, f"undecided {sum(1 for x in results if x.verdict == 'unknown')}")
@@ -154,7 +163,11 @@ def main() -> int:
         for r in solve_numbers(args.variant, todo, args.retry_budget, args.jobs):
             retried[r.number] = (r.verdict, r.ms / 1000)
             print(f"  retry deal {r.number}: {r.verdict} in {r.ms / 1000:.1f} s")
-    label = f"{args.variant} deal numbers {args.start}-{args.start + args.count - 1}"
+    label = (
+        f"{args.variant}: {len(numbers)} listed deals"
+        if args.deals
+        else f"{args.variant} deal numbers {args.start}-{args.start + args.count - 1}"
+    )
     out["deals"] = report(label, [(r.verdict, r.ms / 1000) for r in results], retried)
     undecided = [r.number for r in results if r.verdict == "unknown"]
     print(f"  undecided deals: {' '.join(map(str, undecided)) or 'none'}")
