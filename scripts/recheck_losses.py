@@ -289,15 +289,12 @@ def recheck(
         solved += 1
         cpu_ms += ms
         letter = _LETTER[verdict]
-        if letter != "L":
+        if letter != recorded:
             changed.append(
                 {"number": number, "new": letter, "ms": math.ceil(ms), "budget": s.budget}
             )
             if update:
-                b, i = where[number]
-                b["v"] = b["v"][:i] + letter + b["v"][i + 1 :]
-                b["ms"][i] = math.ceil(ms)
-                _write_blocks(path, blocks)
+                store(number, letter, ms)
         checked_to = number
         if bar:
             bar.update(1, " ".join(f"{recorded}->{x} {n}" for x, n in _tally(changed, recorded)))

@@ -92,3 +92,29 @@ def test_the_recheck_reports_and_writes_a_recorded_loss_the_cascade_wins(tmp_pat
     assert rep["last"] == 2 and rep["updated"]
     stored = json.loads(data.read_text())
     assert stored["v"] == "WL" and stored["count"] == 2 and stored["budget"] == 2.0
+
+
+def test_the_wins_recheck_reports_nothing_for_a_recorded_win_that_still_wins(
+    tmp_path: Path,
+) -> None:
+    # ``--wins``: the same flagged position recorded as a win is solved again and still wins,
+    # so nothing is reported and the data file is left as it was.
+    won = make_game({0: RUN_S, 1: "AS " + RUN_D, 2: "AD"}, completed="H C")
+    data = tmp_path / "scorpion.jsonl"
+    text = json.dumps({"start": 1, "count": 1, "budget": 2.0, "v": "W", "ms": [5]}) + "\n"
+    data.write_text(text)
+    rep = recheck(
+        "scorpion",
+        1,
+        1,
+        1,
+        update=True,
+        path=data,
+        quiet=True,
+        game_of=lambda n: won,
+        recorded="W",
+    )
+    assert (rep["recorded"], rep["flagged"], rep["searched"], rep["solved"]) == (1, 1, 1, 1)
+    assert rep["W->L"] == [] and rep["W->U"] == [] and "W->W" not in rep
+    assert not rep["updated"]
+    assert data.read_text() == text
