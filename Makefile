@@ -38,7 +38,7 @@ test: $(PY)
 lint: $(PY)
 	$(PY) -m ruff check app tests scripts migrations
 	$(PY) -m ruff format --check app tests scripts migrations
-	$(PY) -m mypy app
+	$(PY) -m mypy app scripts
 
 # The engine benchmark, then request figures against a running server.
 bench: $(PY)

@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,7 @@ def run(base: str, repeat: int, games: int) -> dict[str, float]:
                         "to_column": action[3],
                     }
                     path = f"/api/games/{game_id}/moves"
-                    t, _ = _timed(lambda p=path, b=body: request("POST", p, b))
+                    t, _ = _timed(partial(request, "POST", path, body))
                     moves.append(t)
                     if step <= 20:
                         early.append(t)

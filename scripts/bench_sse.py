@@ -35,6 +35,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from app.engine import Game, deal_from_number
+from app.engine.game import Action
 from tests.support.server import LiveServer, migrate, postgres_database, sqlite_database
 
 DEAL_NUMBER = 1234
@@ -177,6 +178,7 @@ async def bench(
     made = 0
     async with httpx2.AsyncClient(base_url=server.url, timeout=timeout, cookies=ann_cookies) as ann:
         h = {"X-CSRF-Token": ann_token}
+        action: Action
         for _ in range(moves):
             hints = mirror.hints()
             if hints:

@@ -17,7 +17,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.support.deals import WIN_DEAL
@@ -53,7 +53,9 @@ def run(moves: int, mobile: bool) -> tuple[list[float], list[float]]:
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                size = {"width": 360, "height": 640} if mobile else {"width": 1280, "height": 800}
+                size: ViewportSize = (
+                    {"width": 360, "height": 640} if mobile else {"width": 1280, "height": 800}
+                )
                 ctx = browser.new_context(viewport=size, has_touch=mobile, is_mobile=mobile)
                 page = ctx.new_page()
                 page.goto(server.url + "/")

@@ -115,9 +115,15 @@ from typing import Any
 from app.engine.cards import ACE, KING, code
 from app.engine.deals import deal_from_number
 from app.engine.game import Game
-from app.engine.solver.api import SolverError, solve_game, verify_line
+from app.engine.solver.api import analyse
 from app.engine.solver.family_search import FamilySearch
-from app.engine.solver.odds import _write_blocks, odds_file, read_blocks, retried_with
+from app.engine.solver.odds import (
+    odds_file,
+    read_blocks,
+    record_verdict,
+    retried_with,
+    write_blocks,
+)
 from app.engine.solver.progress import Progress
 from app.engine.solver.runner import DealResult, solve_number
 from app.engine.solver.search import CPU_TIME, Position, dead_reason
@@ -201,18 +207,6 @@ def suspects(
 _LETTER = {"win": "W", "loss": "L", "unknown": "U"}
 
 
-def solve_game_cpu(game: Game, budget: float) -> tuple[str, float]:
-    """What ``solve_deal`` does, on ``game``'s position: the verdict of the current solver
-    within ``budget`` seconds of CPU time (a win's line replayed through the engine first) and
-    the CPU time it took, in ms."""
-    result = solve_game(game.copy(), max_seconds=budget, clock=CPU_TIME)
-    if result.verdict == "win":
-        assert result.line is not None
-        if not verify_line(game, result.line):
-            raise SolverError("the solver's winning line does not win through the engine")
-    return result.verdict, result.seconds * 1000.0
-
-
 def _solve_each(
     name: str, todo: list[Suspect], jobs: int, game_of: GameOf | None
 ) -> Iterator[tuple[int, str, float]]:
@@ -221,8 +215,8 @@ def _solve_each(
     processes if more than one), or ``game_of``'s positions in this process."""
     if game_of is not None:
         for s in todo:
-            verdict, ms = solve_game_cpu(game_of(s.number), s.budget)
-            yield s.number, verdict, ms
+            a = analyse(game_of(s.number), s.budget, clock=CPU_TIME)
+            yield s.number, a.verdict, a.seconds * 1000.0
         return
     tasks = [(name, s.number, s.budget) for s in todo]
     if jobs <= 1:
@@ -265,13 +259,11 @@ def recheck(
     blocks = read_blocks(path)
     last = min(last, max((b["start"] + len(b["v"]) - 1 for b in blocks), default=first - 1))
     todo, counts, proved = suspects(variant, blocks, first, last, min_budget, game_of, recorded)
-    where = {b["start"] + k: (b, k) for b in blocks for k in range(len(b["v"]))}
+    where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
 
     def store(number: int, letter: str, ms: float) -> None:
-        b, i = where[number]
-        b["v"] = b["v"][:i] + letter + b["v"][i + 1 :]
-        b["ms"][i] = math.ceil(ms)
-        _write_blocks(path, blocks)
+        record_verdict(where[number], number, letter, ms)
+        write_blocks(path, blocks)
 
     bar = None if quiet else Progress(len(todo), f"recheck {name}")
     stop_at = time.monotonic() + time_limit if time_limit else None

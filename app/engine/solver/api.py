@@ -96,17 +96,24 @@ def solve_game(
     )
 
 
-def analyse(game: Game, budget_seconds: float = 3.0, *, max_nodes: int | None = None) -> Analysis:
+def analyse(
+    game: Game,
+    budget_seconds: float = 3.0,
+    *,
+    max_nodes: int | None = None,
+    clock: Clock = WALL_TIME,
+) -> Analysis:
     """Is ``game`` (a game in progress, hidden cards known) still winnable?
 
-    Answers within about ``budget_seconds`` (the search checks the clock every 1,024 nodes).
+    Answers within about ``budget_seconds`` (the search checks the clock every 1,024 nodes;
+    ``clock``: what the budget counts, the offline commands pass ``CPU_TIME``).
     A ``"win"`` carries a line from the current position, already replayed through the engine;
     its first action is a move that keeps the game winnable. Pure computation, no I/O: the web
     layer runs it in a worker process with its own time budget.
     """
     if game.won:
         return Analysis("win", [], 0, 0.0)
-    result = solve_game(game, max_seconds=budget_seconds, max_nodes=max_nodes)
+    result = solve_game(game, max_seconds=budget_seconds, max_nodes=max_nodes, clock=clock)
     return _checked(result, game)
 
 

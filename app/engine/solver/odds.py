@@ -182,16 +182,10 @@ def retry_unknown(
     stop_at = run.stop_at()
     decided = 0
     for r in solve_numbers(variant, todo, budget, run.jobs):
-        b = where[r.number]
-        k = r.number - b["start"]
         letter = _LETTER[r.verdict]
-        b["v"] = b["v"][:k] + letter + b["v"][k + 1 :]
-        b["ms"][k] = math.ceil(r.ms)
-        b["rs"] = retried_with(b)  # a block gets its per-deal record when first retried
-        b["rs"][k] = budget
-        b["retry"] = max(float(b.get("retry", 0.0)), budget)
+        record_verdict(where[r.number], r.number, letter, r.ms, retried=budget)
         decided += letter != "U"
-        _write_blocks(path, blocks)
+        write_blocks(path, blocks)
         if bar:
             bar.update(1, f"decided {decided}")
         if stop_at is not None and time.monotonic() >= stop_at:
@@ -201,7 +195,24 @@ def retry_unknown(
     return decided
 
 
-def _write_blocks(path: Path, blocks: list[dict[str, Any]]) -> None:
+def record_verdict(
+    block: dict[str, Any], number: int, letter: str, ms: float, *, retried: float | None = None
+) -> None:
+    """Record in ``block`` (in memory) deal ``number``'s new verdict ``letter`` and the CPU time
+    it took (``ms``); ``retried``: the retry budget it was given (``rs``, and the block's
+    ``retry``), None for a re-solve that is not a retry of an undecided deal."""
+    k = number - block["start"]
+    block["v"] = block["v"][:k] + letter + block["v"][k + 1 :]
+    block["ms"][k] = math.ceil(ms)
+    if retried is not None:
+        block["rs"] = retried_with(block)  # a block gets its per-deal record when first retried
+        block["rs"][k] = retried
+        block["retry"] = max(float(block.get("retry", 0.0)), retried)
+
+
+def write_blocks(path: Path, blocks: list[dict[str, Any]]) -> None:
+    """Write ``blocks`` to the data file ``path`` (through a temporary file, so a run stopped
+    halfway leaves the old file whole)."""
     tmp = path.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(b, separators=(",", ":")) + "\n" for b in blocks))
     tmp.replace(path)
