@@ -85,7 +85,8 @@ cards (a Five of hearts of R on the other black Six, a Five of spades on the oth
 and other cards fit on them: the old game could build with R. There the claim rests on the
 re-solve: ``--wins`` re-solves the recorded wins the filter flags (the same filter: a win
 changes only through a cascade too) and reports those now lost; a win the current solver does
-not find again within the budget ("U") disproves nothing.
+not find again within the budget ("U") disproves nothing. (Run over every data file on
+3 December 2026: no recorded win changed; docs/odds.md has the figures.)
 
 Re-solving
 ----------
