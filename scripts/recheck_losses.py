@@ -119,6 +119,8 @@ from app.engine.game import Game
 from app.engine.solver.api import analyse
 from app.engine.solver.family_search import FamilySearch
 from app.engine.solver.odds import (
+    LETTER,
+    block_of,
     odds_file,
     read_blocks,
     record_verdict,
@@ -205,9 +207,6 @@ def suspects(
     return out, counts, proved
 
 
-_LETTER = {"win": "W", "loss": "L", "unknown": "U"}
-
-
 def _solve_each(
     name: str, todo: list[Suspect], jobs: int, game_of: GameOf | None
 ) -> Iterator[tuple[int, str, float]]:
@@ -260,7 +259,7 @@ def recheck(
     blocks = read_blocks(path)
     last = min(last, max((b["start"] + len(b["v"]) - 1 for b in blocks), default=first - 1))
     todo, counts, proved = suspects(variant, blocks, first, last, min_budget, game_of, recorded)
-    where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
+    where = block_of(blocks)
 
     def store(number: int, letter: str, ms: float) -> None:
         record_verdict(where[number], number, letter, ms)
@@ -281,7 +280,7 @@ def recheck(
         assert number == s.number
         solved += 1
         cpu_ms += ms
-        letter = _LETTER[verdict]
+        letter = LETTER[verdict]
         if letter != recorded:
             changed.append(
                 {"number": number, "new": letter, "ms": math.ceil(ms), "budget": s.budget}

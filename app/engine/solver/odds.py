@@ -25,7 +25,8 @@ from .runner import solve_numbers
 ODDS_DIR = Path(__file__).resolve().parents[3] / "data" / "odds"
 ODDS_JSON = Path(__file__).with_name("odds.json")
 BLOCK = 500
-_LETTER = {"win": "W", "loss": "L", "unknown": "U"}
+# A verdict's letter in the data files.
+LETTER = {"win": "W", "loss": "L", "unknown": "U"}
 
 
 def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -131,7 +132,7 @@ def run_odds(
     times: list[int] = []
     with path.open("a") as out:
         for r in solve_numbers(variant, numbers, budget, run.jobs):
-            letter = _LETTER[r.verdict]
+            letter = LETTER[r.verdict]
             counts[letter] += 1
             letters.append(letter)
             times.append(math.ceil(r.ms))
@@ -177,12 +178,12 @@ def retry_unknown(
         for k, (v, had) in enumerate(zip(b["v"], retried_with(b), strict=True))
         if v == "U" and had < budget
     ]
-    where = {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
+    where = block_of(blocks)
     bar = run.progress(len(todo), f"retry {variant}")
     stop_at = run.stop_at()
     decided = 0
     for r in solve_numbers(variant, todo, budget, run.jobs):
-        letter = _LETTER[r.verdict]
+        letter = LETTER[r.verdict]
         record_verdict(where[r.number], r.number, letter, r.ms, retried=budget)
         decided += letter != "U"
         write_blocks(path, blocks)
@@ -193,6 +194,11 @@ def retry_unknown(
     if bar:
         bar.close()
     return decided
+
+
+def block_of(blocks: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The block that holds each deal number of ``blocks``."""
+    return {b["start"] + k: b for b in blocks for k in range(len(b["v"]))}
 
 
 def record_verdict(
