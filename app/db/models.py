@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.engine import Dialect
@@ -97,6 +98,11 @@ class PlayerSettings(Base):
     )
     save_games: Mapped[bool] = mapped_column(Boolean, default=True)
     record_stats: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Preferences (issue 33): NULL locale follows Accept-Language; theme auto|light|dark.
+    locale: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
+    four_colour: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    theme: Mapped[str] = mapped_column(String(8), default="auto", server_default="auto")
+    large_cards: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     player: Mapped[Player] = relationship(back_populates="settings")
