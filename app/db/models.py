@@ -340,9 +340,10 @@ class RaceEvent(Base):
 class DailyPoolEntry(Base):
     """A private daily deal waiting for its day: a fresh random deal (never a deal number).
 
-    Filled by ``python -m app.daily_pool fill``. ``line`` is its winning line, verified through
+    Filled by ``python -m app.daily_pool fill``; a deal drawn fresh on its day (the pool was
+    empty) is stored here too, already used. ``line`` is its winning line, verified through
     the engine (server-only, never sent); ``verified`` False: the solver could not prove it
-    (a variant it does not cover). ``used_for_day``: the day whose daily deal it became.
+    in time. ``used_for_day``: the day whose daily deal it became.
     """
 
     __tablename__ = "daily_pool"

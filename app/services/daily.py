@@ -133,7 +133,8 @@ def daily_race(db: Session, variant: str, day: date) -> Race:
     The pool's oldest unused deal is taken in the same transaction that inserts the race, so
     two workers racing agree (the race's unique (kind, variant, day) and its HMAC id: the
     loser inserts nothing and leaves its pool entry unused). An empty pool: a fresh random
-    deal (``daily_pool.fresh_deal``).
+    deal (``daily_pool.fresh_deal``), stored in the pool as used for the day (its verified
+    line with it) by the worker whose race was inserted.
     """
     variant = check_variant(variant)
     race = find_daily(db, variant, day)
@@ -153,7 +154,10 @@ def daily_race(db: Session, variant: str, day: date) -> Race:
             return race
     fresh = daily_pool.fresh_deal(variant, day)  # outside any transaction: it may take seconds
     with write_tx(db):
-        insert_race(db, variant, day, fresh.deal, fresh.verified)
+        if insert_race(db, variant, day, fresh.deal, fresh.verified):
+            # kept beside the pool's deals, used for the day: its verified line (server-only)
+            # is stored like theirs, whichever way the day's deal was drawn
+            daily_pool.add(db, variant, fresh, used_for_day=day)
         race = _find(db, variant, day)
         assert race is not None
         return race

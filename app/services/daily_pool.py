@@ -15,7 +15,8 @@ its day is over.
   solver process pool (``app/services/analysis.py``; never in the request worker): up to
   ``DAILY_PROOF_TRIES`` deals, ``DAILY_PROOF_BUDGET_SECONDS`` each, ``PROOF_TOTAL_SECONDS`` in
   all; none proved: an unverified random
-  deal (logged as a warning).
+  deal (logged as a warning). The day's race stores it in the pool too, used for its day, so
+  every daily deal the solver proved has its verified line beside it.
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def solver_covers(variant: str) -> bool:
     return True
 
 
-def add(db: Session, variant: str, entry: PoolDeal) -> None:
-    """Add one deal to the pool (inside the caller's write transaction)."""
+def add(db: Session, variant: str, entry: PoolDeal, used_for_day: date | None = None) -> None:
+    """Add one deal to the pool (inside the caller's write transaction); with
+    ``used_for_day``, a deal drawn fresh for that day (the pool was empty), already used."""
     db.add(
         DailyPoolEntry(
             variant=variant,
@@ -103,7 +105,7 @@ def add(db: Session, variant: str, entry: PoolDeal) -> None:
             line=entry.line,
             verified=entry.verified,
             created_at=utcnow(),
-            used_for_day=None,
+            used_for_day=used_for_day,
         )
     )
 
