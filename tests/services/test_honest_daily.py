@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import services
 from app.config import Settings, get_settings
 from app.db.models import DailyPoolEntry, GameRow, Race
-from app.engine import Game, deal_from_number, parse_deal
-from app.engine.solver import winnable_deals
+from app.engine import ALL_VARIANTS, Game, deal_from_number, parse_deal
+from app.engine.solver import decode_line, winnable_deals
 from app.services import clients, daily, daily_pool, days, players
 from app.services.common import read_tx, write_tx
 from app.services.leaderboard import PAGE_SIZE, leaderboard
@@ -152,6 +152,36 @@ def test_the_fill_command_stores_proved_deals(configured: str) -> None:
             assert r.verified and r.line and daily_pool.line_wins("wasp", r.deal, r.line)
             # (use them up, so that other tests' days keep taking their own entries)
             r.used_for_day = date(1990, 1, 1) + timedelta(days=r.id)
+
+
+@pytest.mark.parametrize("variant", list(ALL_VARIANTS))
+def test_each_variant_takes_its_day_from_the_filled_pool(
+    db: Session, day: date, variant: str
+) -> None:
+    from app.daily_pool import fill
+
+    with write_tx(db):  # use up what other tests left unused: the day takes the oldest first
+        for left in db.execute(
+            select(DailyPoolEntry).where(
+                DailyPoolEntry.variant == variant, DailyPoolEntry.used_for_day.is_(None)
+            )
+        ).scalars():
+            left.used_for_day = date(1980, 1, 1) + timedelta(days=left.id)
+    assert fill([variant], 1, 2.0, 500) == 1
+    game, new = daily.play_daily(db, new_player(), variant)
+    assert new and game.deal_number is None
+    with read_tx(db):
+        entry = db.execute(
+            select(DailyPoolEntry).where(
+                DailyPoolEntry.variant == variant, DailyPoolEntry.used_for_day == day
+            )
+        ).scalar_one()
+        race = db.get(Race, daily.daily_race_key(variant, day))
+        assert race is not None and race.deal == entry.deal and race.winnable is True
+    assert entry.verified and entry.line is not None
+    line = decode_line(entry.line)
+    assert Game.replay(variant, parse_deal(entry.deal, variant), line).won
+    assert daily.daily_info(db, new_player(), variant).winnable is True
 
 
 # -- ranking ----------------------------------------------------------------------------------
