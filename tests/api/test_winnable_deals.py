@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from app.engine.solver import deal_difficulty, winnable_deals
+from app.engine.solver import deal_difficulty, winnable_deals, winning_line
 from tests.support.api_client import Player, assert_error, count_rows
 
 VARIANTS_WITH_CATALOGS = ["scorpion", "scorpion-ii", "wasp", "wasp-ii"]
@@ -87,3 +87,23 @@ def test_the_winnable_form_starts_a_game_of_the_chosen_grade(app: FastAPI) -> No
     game_id = r.headers["location"].rsplit("/", 1)[-1]
     g = p.get(f"/api/games/{game_id}").json()
     assert (g["variant"], g["difficulty"]) == ("scorpion-ii", "hard")
+
+
+def test_the_home_page_deals_a_winnable_wasp_ii_deal_of_each_grade(app: FastAPI) -> None:
+    p = Player(app)
+    assert 'id="winnable-wasp-ii"' in p.get("/").text
+    for grade in ("easy", "medium", "hard"):
+        r = p.http.post(
+            "/games/winnable",
+            data={"csrf_token": p.token, "variant": "wasp-ii", "difficulty": grade},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303, r.text
+        g = p.get(f"/api/games/{r.headers['location'].rsplit('/', 1)[-1]}").json()
+        assert (g["variant"], g["difficulty"]) == ("wasp-ii", grade)
+        assert deal_difficulty("wasp-ii", g["deal_number"]) == grade
+        line = winning_line("wasp-ii", g["deal_number"])
+        assert line is not None
+        for action in line:  # the catalog's line wins the player's game
+            assert p.apply(g["id"], action).status_code == 200
+        assert p.get(f"/api/games/{g['id']}").json()["status"] == "won"
