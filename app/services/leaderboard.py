@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.config import get_settings
 from app.db.models import GameRow, Race, RaceEntry
+from app.engine import get_variant
 
 from .common import read_tx
 from .entries import entry_rows
@@ -135,7 +136,8 @@ def leaderboard(
                 finished = r.finished_at or r.updated_at
                 taken = (finished - r.created_at).total_seconds()
                 seconds = max(0, int(taken))
-                be = BoardEntry(None, name, you, moves, seconds, 4, "won", r.game_assisted)
+                runs = get_variant(r.variant).runs_needed  # every run left: 4, 8 or 12
+                be = BoardEntry(None, name, you, moves, seconds, runs, "won", r.game_assisted)
                 if r.game_assisted:
                     assisted.append(be)
                 elif deadline is not None and finished >= deadline:
@@ -159,7 +161,7 @@ def leaderboard(
                 rank = ranked[-1].rank
             else:
                 rank = k + 1
-            ranked.append(BoardEntry(rank, be.name, be.you, moves, seconds, 4, "won", False))
+            ranked.append(BoardEntry(rank, be.name, be.you, moves, seconds, be.suits, "won", False))
         assisted.sort(key=lambda e: (e.moves, e.seconds or 0))
         unverified.sort(key=lambda e: (e.moves, e.seconds or 0))
         others.sort(key=lambda e: (-e.suits, e.moves))

@@ -111,8 +111,9 @@ def test_every_variant_has_a_proved_daily_deal_with_its_leaderboard(
     assert cy.apply(gc["id"], first).status_code == 200
 
     board = cy.get(f"/api/daily/{variant}").json()["leaderboard"]
-    wins = [(e["rank"], e["moves"], e["you"], e["status"]) for e in board["wins"]]
-    assert wins == [(1, len(line), False, "won"), (2, len(line) + 1, False, "won")]
+    wins = [(e["rank"], e["moves"], e["you"], e["status"], e["suits"]) for e in board["wins"]]
+    runs = g["runs_needed"]  # a win completed every run: 4, 8 or 12 of them
+    assert wins == [(1, len(line), False, "won", runs), (2, len(line) + 1, False, "won", runs)]
     assert [(e["moves"], e["you"], e["status"]) for e in board["others"]] == [(1, True, "playing")]
     assert board["total"] == 3 and board["rejected"] == 0 and board["unverified"] == []
     mine = ann.get(f"/api/daily/{variant}").json()
