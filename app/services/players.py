@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from datetime import date, timedelta
+from typing import cast
 
-from sqlalchemy import Connection, delete, func, or_, select, update
+from sqlalchemy import Connection, Table, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.db.fast import Cursor, Fast
 from app.db.models import (
     GameRow,
     Player,
@@ -20,7 +22,6 @@ from app.db.models import (
     VariantStats,
     utcnow,
 )
-from app.db.fast import Cursor, Fast
 from app.engine.variants import ALL_VARIANTS
 
 from .common import (
@@ -67,7 +68,7 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
         return _preferences(row)
 
 
-_SETTINGS = PlayerSettings.__table__
+_SETTINGS = cast(Table, PlayerSettings.__table__)
 _SELECT_DISPLAY = Fast(
     "SELECT four_colour, theme, large_cards FROM player_settings WHERE player_id = :pid",
     columns=[_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards],

@@ -38,8 +38,8 @@ from app.web.pages import home_page
 from app.web.rendering import (
     Page,
     board_context,
-    current_display,
     conflict_page,
+    current_display,
     int_or_none,
     is_htmx,
     not_found,

@@ -177,11 +177,11 @@ async def play(
         if htmx or display is not None:
             state = await run_read(page, lambda db: services.get_game(db, player, game_id))
         else:
-            state, display = await run_read(
+            state, read = await run_read(
                 page,
                 lambda db: (services.get_game(db, player, game_id), get_display(db, player)),
             )
-            remember_display(request, display)
+            remember_display(request, read)
     except NotFound:
         if not htmx:
             await load_display(page, request)

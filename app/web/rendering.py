@@ -25,17 +25,17 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
-from starlette.concurrency import run_in_threadpool
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
 
-from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.db.session import loop_connection, request_session
+from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.services import Display, GameState, get_display
 from app.services.daily import daily_label, is_daily_game
 from app.web import board_html, static_files
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
-from app.web.inline import run_read
 from app.web.examples import variant_example
+from app.web.inline import run_read
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
 

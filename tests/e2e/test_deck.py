@@ -78,7 +78,7 @@ def columns_apart(page: Page) -> None:
              const r = c.getBoundingClientRect(); return [r.left, r.right, r.width]; })"""
     )
     assert boxes
-    for (left, right, width), (next_left, _, _) in itertools.pairwise(boxes):
+    for (_, right, width), (next_left, _, _) in itertools.pairwise(boxes):
         assert width > 10 and right <= next_left + 0.5, boxes
     assert boxes[0][0] >= 0 and boxes[-1][1] <= page.viewport_size["width"]  # type: ignore[index]
 

@@ -98,7 +98,8 @@ def test_installable_with_an_offline_page(context: BrowserContext, server: LiveS
         assert background != "rgba(0, 0, 0, 0)"  # the cached stylesheet applies
     # The JSON API is never answered from a cache: offline, it fails.
     failed = page.evaluate(
-        "async () => { try { await fetch('/api/session'); return false; } catch (e) { return true; } }"
+        "async () => { try { await fetch('/api/session'); return false; }"
+        " catch (e) { return true; } }"
     )
     assert failed is True
 

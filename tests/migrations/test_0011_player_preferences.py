@@ -37,7 +37,7 @@ def test_existing_settings_get_the_defaults_and_a_downgrade_keeps_them(fresh_url
 
         command.upgrade(cfg, "0011")
         columns = {c["name"]: c for c in inspect(engine).get_columns("player_settings")}
-        assert NEW_COLUMNS <= set(columns)
+        assert set(columns) >= NEW_COLUMNS
         assert columns["locale"]["nullable"] is True
         for name in ("four_colour", "theme", "large_cards"):
             assert columns[name]["nullable"] is False, name

@@ -53,9 +53,7 @@ def test_defaults_follow_the_system(browser: Browser) -> None:
 
 
 def test_the_deck_is_saved_and_shown_on_every_page(browser: Browser) -> None:
-    r = browser.post(
-        "/settings/deck", {"four_colour": "on", "theme": "dark", "large_cards": "on"}
-    )
+    r = browser.post("/settings/deck", {"four_colour": "on", "theme": "dark", "large_cards": "on"})
     assert r.status_code == 303
     assert r.headers["location"] == "/privacy?done=deck"
     for path, page in pages_of(browser).items():
