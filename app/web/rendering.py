@@ -299,8 +299,12 @@ def base_context(
 ) -> dict[str, Any]:
     """What every page's layout needs: the CSRF field, the player's display preferences
     (``current_display``: the deck's colours, the theme, the card size), the current tab.
-    ``quiet``: an error page, which shows the defaults if the preferences cannot be read."""
-    display = current_display(request, quiet=quiet)
+    ``quiet``: an error page, which shows the defaults if the preferences cannot be read.
+    An htmx request gets parts of a page, never its ``<html>``: nothing is read for it."""
+    if is_htmx(request):
+        display = known_display(request) or Display()
+    else:
+        display = current_display(request, quiet=quiet)
     return {
         "csrf_token": csrf_token,
         # (an f-string: Markup's own .format runs string.Formatter in Python, ~3 us a page)

@@ -58,11 +58,12 @@ def pixels_near(page: Page, selector: str, colour: tuple[int, int, int]) -> int:
     from PIL import Image
 
     png = page.locator(selector).first.screenshot(animations="disabled")
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    data = Image.open(io.BytesIO(png)).convert("RGB").tobytes()
     return sum(
         1
-        for r, g, b in image.getdata()  # type: ignore[misc]
-        if abs(r - colour[0]) + abs(g - colour[1]) + abs(b - colour[2]) < 40
+        for n in range(0, len(data), 3)
+        if abs(data[n] - colour[0]) + abs(data[n + 1] - colour[1]) + abs(data[n + 2] - colour[2])
+        < 40
     )
 
 
