@@ -6,14 +6,13 @@ clean (colour contrast included) in every combination."""
 
 from __future__ import annotations
 
-import io
 import itertools
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import Device, settled, start
+from tests.support.browser import Device, pixels_near, settled, start
 from tests.support.deals import WIN_DEAL
 from tests.support.server import LiveServer
 
@@ -50,21 +49,6 @@ def symbol_fill(page: Page, code: str) -> str:
 
 def rgb(colour: tuple[int, int, int]) -> str:
     return f"rgb({colour[0]}, {colour[1]}, {colour[2]})"
-
-
-def pixels_near(page: Page, selector: str, colour: tuple[int, int, int]) -> int:
-    """How many pixels of the element's screenshot are within a small distance of
-    ``colour``: what the player sees of that colour."""
-    from PIL import Image
-
-    png = page.locator(selector).first.screenshot(animations="disabled")
-    data = Image.open(io.BytesIO(png)).convert("RGB").tobytes()
-    return sum(
-        1
-        for n in range(0, len(data), 3)
-        if abs(data[n] - colour[0]) + abs(data[n + 1] - colour[1]) + abs(data[n + 2] - colour[2])
-        < 40
-    )
 
 
 def no_horizontal_scroll(page: Page) -> None:
