@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import Device, pixels_near, settled, start
+from tests.support.browser import Device, pixels_near, settled, shot, start
 from tests.support.deals import WIN_DEAL
 from tests.support.server import LiveServer
 
@@ -104,6 +104,7 @@ def test_the_deck_is_kept_and_coloured(device: Device, server: LiveServer) -> No
     assert large_width > normal_width
     no_horizontal_scroll(page)
     columns_apart(page)
+    shot(page, f"deck-dark-four-large-{device.name}")
 
     # Back to two colours and the light theme: the diamonds are red again.
     set_deck(page, server, four=False, theme="light", large=False)
@@ -153,6 +154,7 @@ def test_the_widest_variants_fit_with_larger_cards(
     assert "large-cards" in html_classes(page)
     no_horizontal_scroll(page)
     columns_apart(page)
+    shot(page, f"deck-large-{variant}-{device.name}")
 
 
 def _axe(page: Page) -> list[str]:
