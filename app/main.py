@@ -32,6 +32,7 @@ from app.web import (
     errors,
     pages,
     player_pages,
+    pwa,
     together_api,
     together_pages,
 )
@@ -87,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
     app.include_router(together_pages.router)  # daily deal, challenges, live panels
+    app.include_router(pwa.router)  # the web app's manifest, service worker, offline page
     # ... and the busiest of those first of all, matched by their patterns alone (the first
     # routes FastAPI would try of the first two routers: the same answers, fewer steps).
     first_routes(app, (api.router, api.FIRST), (pages.router, pages.FIRST))

@@ -32,12 +32,15 @@ from .players import (
     delete_games,
     delete_player,
     delete_results,
+    get_display,
     get_settings,
     get_stats,
     update_settings,
 )
 from .types import (
+    THEMES,
     DayCount,
+    Display,
     GameState,
     PlayerPreferences,
     PlayerStatistics,
@@ -46,7 +49,9 @@ from .types import (
 
 __all__ = [
     "ActionRefused",
+    "THEMES",
     "DayCount",
+    "Display",
     "GameState",
     "InvalidRequest",
     "NotFound",
@@ -63,6 +68,7 @@ __all__ = [
     "delete_games",
     "delete_player",
     "delete_results",
+    "get_display",
     "get_game",
     "get_settings",
     "get_stats",

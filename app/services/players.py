@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from datetime import date, timedelta
+from typing import cast
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import Connection, Table, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.db.fast import Cursor, Fast
 from app.db.models import (
     GameRow,
     Player,
@@ -28,12 +30,16 @@ from .common import (
     is_postgres,
     lock_player,
     lock_player_id,
+    read_connection,
     read_tx,
     write_tx,
 )
+from .errors import InvalidRequest
 from .ratelimit import consume as count_request
 from .types import (
+    THEMES,
     DayCount,
+    Display,
     PlayerPreferences,
     PlayerStatistics,
     ResultEntry,
@@ -43,13 +49,47 @@ from .types import (
 # -- settings ----------------------------------------------------------------------------------
 
 
+def _preferences(row: PlayerSettings) -> PlayerPreferences:
+    return PlayerPreferences(
+        save_games=row.save_games,
+        record_stats=row.record_stats,
+        four_colour=bool(row.four_colour),
+        theme=row.theme if row.theme in THEMES else "auto",
+        large_cards=bool(row.large_cards),
+    )
+
+
 def get_settings(db: Session, player_id: str) -> PlayerPreferences:
     """The player's settings (defaults for a player without a row yet)."""
     with read_tx(db):
         row = db.get(PlayerSettings, player_id)
         if row is None:
             return PlayerPreferences()
-        return PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
+        return _preferences(row)
+
+
+_SETTINGS = cast(Table, PlayerSettings.__table__)
+_SELECT_DISPLAY = Fast(
+    "SELECT four_colour, theme, large_cards FROM player_settings WHERE player_id = :pid",
+    columns=[_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards],
+)
+
+
+def get_display(db: Session | Connection, player_id: str) -> Display:
+    """How the player's pages look (defaults for a player without settings): one primary-key
+    read on the driver's cursor (every page asks, the play page on the event loop with its
+    game's read: ``app.web.inline``). ``db``: a session (its own short read) or a Core
+    connection (the event loop's; one statement, atomic on its own)."""
+    params = {"pid": player_id}
+    if isinstance(db, Connection):
+        found = Cursor(db).one_or_none(_SELECT_DISPLAY, params)
+    else:
+        with read_connection(db) as conn:
+            found = Cursor(conn).one_or_none(_SELECT_DISPLAY, params)
+    if found is None:
+        return Display()
+    theme = found["theme"] if found["theme"] in THEMES else "auto"
+    return Display(bool(found["four_colour"]), theme, bool(found["large_cards"]))
 
 
 def update_settings(
@@ -58,13 +98,21 @@ def update_settings(
     *,
     save_games: bool | None = None,
     record_stats: bool | None = None,
+    four_colour: bool | None = None,
+    theme: str | None = None,
+    large_cards: bool | None = None,
 ) -> PlayerPreferences:
-    """Change the given settings; ``None`` leaves a setting as it is.
+    """Change the given settings; ``None`` leaves a setting as it is. A ``theme`` other than
+    ``auto``, ``light`` or ``dark`` is refused (``InvalidRequest``) before anything changes.
 
     Turning "save games" off withdraws the saved games from resuming (they stay playable by
     id until superseded, then are deleted); turning it back on saves the current unfinished
     game of each variant again.
     """
+    if theme is not None and theme not in THEMES:
+        raise InvalidRequest(
+            f"Unknown theme {theme[:20]!r}: choose one of {', '.join(THEMES)}. Nothing changed."
+        )
     count_request(db, player_id, "actions")
     with write_tx(db):
         row = ensure_player(db, player_id)
@@ -81,9 +129,14 @@ def update_settings(
             )
         if record_stats is not None:
             row.record_stats = record_stats
+        if four_colour is not None:
+            row.four_colour = four_colour
+        if theme is not None:
+            row.theme = theme
+        if large_cards is not None:
+            row.large_cards = large_cards
         row.updated_at = utcnow()
-        result = PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
-        return result
+        return _preferences(row)
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -285,6 +338,7 @@ __all__ = [
     "delete_games",
     "delete_player",
     "delete_results",
+    "get_display",
     "get_settings",
     "get_stats",
     "update_settings",

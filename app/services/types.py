@@ -94,7 +94,26 @@ class PlayerStatistics:
     per_day: list[DayCount] = field(default_factory=list)  # oldest first
 
 
+THEMES = ("auto", "light", "dark")  # "auto" follows the system (prefers-color-scheme)
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """How the player's pages look (issue 33, "your deck"): applied on every page."""
+
+    four_colour: bool = False  # diamonds blue, clubs green (spades black, hearts red)
+    theme: str = "auto"  # one of THEMES
+    large_cards: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerPreferences:
     save_games: bool = True
     record_stats: bool = True
+    four_colour: bool = False
+    theme: str = "auto"
+    large_cards: bool = False
+
+    @property
+    def display(self) -> Display:
+        return Display(self.four_colour, self.theme, self.large_cards)

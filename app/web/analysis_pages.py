@@ -39,6 +39,7 @@ from app.web.rendering import (
     Page,
     board_context,
     conflict_page,
+    current_display,
     int_or_none,
     is_htmx,
     not_found,
@@ -206,6 +207,8 @@ async def _ask(
         return not_found(request, csrf_token)
     except VersionConflict as exc:
         current = await run_in_threadpool(services.get_game, db, player, game_id)
+        if not htmx:
+            await run_in_threadpool(current_display, request)
         return conflict_page(request, csrf_token, current, exc.message, htmx=htmx)
     except (ServiceError, RateLimited, SolverBusy) as exc:
         if htmx and isinstance(exc, ServiceError):
@@ -218,6 +221,8 @@ async def _ask(
             current = await run_in_threadpool(services.get_game, db, player, game_id)
         except NotFound:
             return not_found(request, csrf_token)
+        if not htmx:
+            await run_in_threadpool(current_display, request)
         ctx = board_context(request, csrf_token, current, error=exc.message)
         if htmx:
             response = render(request, "play.html", ctx, status_code=status, block="message_text")

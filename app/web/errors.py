@@ -45,7 +45,7 @@ from app.services.analysis import SolverBusy
 from app.services.errors import PlayerDeleted
 from app.services.ratelimit import RateLimited
 from app.web.deps import clear_identity
-from app.web.rendering import render_error
+from app.web.rendering import prefetch_display, render_error
 
 log = logging.getLogger("scorpion")
 
@@ -159,11 +159,19 @@ def _http_detail(exc: StarletteHTTPException) -> tuple[int, str]:
     return exc.status_code, detail
 
 
+async def _display_first(request: Request) -> None:
+    """An error page shows the player's theme and deck like every page (not for the database
+    being down, nor for an unexpected fault: those pages read nothing)."""
+    if wants_html(request):
+        await prefetch_display(request)
+
+
 def install(app: FastAPI) -> None:
     """Register every error handler and document 503 and 429 in the OpenAPI schema."""
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
+        await _display_first(request)
         if isinstance(exc, NotFound):
             status = 404
         elif isinstance(exc, VersionConflict):
@@ -174,15 +182,18 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        await _display_first(request)
         return respond(request, 422, validation_message(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        await _display_first(request)
         status, detail = _http_detail(exc)
         return respond(request, status, detail, dict(exc.headers or {}) or None)
 
     @app.exception_handler(RateLimited)
     async def _rate_limited(request: Request, exc: RateLimited) -> Response:
+        await _display_first(request)
         return respond(request, 429, exc.message, {"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(PlayerDeleted)
@@ -193,6 +204,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(SolverBusy)
     async def _solver_busy(request: Request, exc: SolverBusy) -> Response:
+        await _display_first(request)
         headers = {"Retry-After": str(exc.retry_after), "Cache-Control": "no-store"}
         return respond(request, 503, exc.message, headers)
 

@@ -32,7 +32,7 @@ from app.engine import (
     Move,
     pile_move,
 )
-from app.services import GameState, NotFound, ServiceError, VersionConflict
+from app.services import GameState, NotFound, ServiceError, VersionConflict, get_display
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
@@ -49,8 +49,11 @@ from app.web.rendering import (
     form_of,
     int_or_none,
     is_htmx,
+    known_display,
+    load_display,
     not_found,
     refusal_message,
+    remember_display,
     render,
     render_update,
     see_other,
@@ -166,9 +169,22 @@ async def play(
 ) -> Response:
     """The play page: one read (on the event loop where it never waits) and the board."""
     request, player, csrf_token = page.request, page.player, page.csrf_token
+    htmx = is_htmx(request)
+    # The whole page also shows the player's display preferences: read with the game, in
+    # the same hop (an htmx answer changes only the board and needs none).
+    display = None if htmx else known_display(request)
     try:
-        state = await run_read(page, lambda db: services.get_game(db, player, game_id))
+        if htmx or display is not None:
+            state = await run_read(page, lambda db: services.get_game(db, player, game_id))
+        else:
+            state, read = await run_read(
+                page,
+                lambda db: (services.get_game(db, player, game_id), get_display(db, player)),
+            )
+            remember_display(request, read)
     except NotFound:
+        if not htmx:
+            await load_display(page, request)
         return not_found(request, csrf_token)
     playing = state.status == "playing"
     # A plain hint: the state's legal, useful moves (a read, nothing is written).
@@ -176,7 +192,7 @@ async def play(
     sel = parse_selection(select, state.view) if playing else None
     sel_pile = parse_pile_selection(select, state.view) if playing else None
     ctx = board_context(request, csrf_token, state, sel=sel, hints=hint_moves, sel_pile=sel_pile)
-    if is_htmx(request):
+    if htmx:
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
     ctx["race"] = None
@@ -210,10 +226,13 @@ async def _after_action(
     except NotFound:
         return not_found(request, csrf_token)
     except VersionConflict as exc:
+        if not htmx:
+            await load_display(page, request)
         return conflict_page(request, csrf_token, await current(exc), exc.message, htmx=htmx)
     except ServiceError as exc:
         if htmx:
             return refusal_message(request, csrf_token, exc.message)
+        await load_display(page, request)
         ctx = board_context(request, csrf_token, await current(exc), error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
     if not htmx or state.previous is None:

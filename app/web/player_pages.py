@@ -1,5 +1,5 @@
-"""The player's own pages: statistics, privacy and settings (saved games, statistics, card
-colours, display name) and deleting what is kept about them.
+"""The player's own pages: statistics, privacy and settings (saved games, statistics, the
+deck's colours, theme and card size, display name) and deleting what is kept about them.
 
 Routes parse, call a service, render (``app.web.rendering``); every change is a form post
 answered with a ``303`` back to the page.
@@ -17,11 +17,11 @@ from sqlalchemy.orm import Session
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.services import ServiceError
+from app.services import InvalidRequest, ServiceError
 from app.services import profiles as profile_service
 from app.web import charts
 from app.web.deps import CsrfToken, PlayerId, clear_identity
-from app.web.rendering import CARDS_COOKIE, Page, base_context, render, see_other
+from app.web.rendering import Page, base_context, render, see_other
 
 router = APIRouter(include_in_schema=False)
 
@@ -52,13 +52,21 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
         prefs=services.get_settings(db, player),
         profile=profile_service.get_profile(db, player),  # display name and leaderboards
         cookie_name=get_settings().cookie_name,
-        cards_cookie=CARDS_COOKIE,
+        themes=THEME_CHOICES,
     )
     return ctx
 
 
+# The theme switch's choices, in the order shown (the value, its label).
+THEME_CHOICES = (
+    ("auto", "As my device is set (light or dark)"),
+    ("light", "Light"),
+    ("dark", "Dark"),
+)
+
 DONE_MESSAGES = {
     "settings": "Your settings are saved.",
+    "deck": "Your deck and theme are saved.",
     "profile": "Your name and leaderboard setting are saved.",
     "games": "Your saved games are deleted.",
     "results": "Your results and statistics are deleted.",
@@ -82,19 +90,43 @@ def save_settings(
     player: PlayerId,
     save_games: Annotated[str | None, Form()] = None,
     record_stats: Annotated[str | None, Form()] = None,
-    four_colour: Annotated[str | None, Form()] = None,
 ) -> Response:
     services.update_settings(
         db, player, save_games=save_games == "on", record_stats=record_stats == "on"
     )
-    response = see_other("/privacy?done=settings")
-    if four_colour == "on":
-        response.set_cookie(
-            CARDS_COOKIE, "4", max_age=400 * 24 * 3600, httponly=True, samesite="lax"
+    return see_other("/privacy?done=settings")
+
+
+def _checkbox(label: str, value: str | None) -> bool:
+    """A checkbox's field: absent (unticked) or ``on`` (ticked); anything else is refused."""
+    if value is None or value == "":
+        return False
+    if value == "on":
+        return True
+    raise InvalidRequest(f"{label}: send “on” to choose it, or leave it out. Nothing changed.")
+
+
+@router.post("/settings/deck", response_class=HTMLResponse)
+def save_deck(
+    page: Page,
+    four_colour: Annotated[str | None, Form()] = None,
+    theme: Annotated[str | None, Form()] = None,
+    large_cards: Annotated[str | None, Form()] = None,
+) -> Response:
+    """The deck's colours, the theme and the card size: kept in the player's settings (so
+    every device of the player shows them), applied on every page (``base_context``)."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    try:
+        four = _checkbox("Four-colour cards", four_colour)
+        large = _checkbox("Larger cards", large_cards)
+        services.update_settings(
+            db, player, four_colour=four, theme=theme or "auto", large_cards=large
         )
-    else:
-        response.delete_cookie(CARDS_COOKIE)
-    return response
+    except ServiceError as exc:
+        ctx = _privacy_context(request, db, player, csrf_token)
+        ctx.update(deck_error=exc.message, done=None)
+        return render(request, "privacy.html", ctx, status_code=422)
+    return see_other("/privacy?done=deck")
 
 
 @router.post("/privacy/delete-games", response_class=HTMLResponse)
@@ -114,7 +146,6 @@ def delete_everything(request: Request, db: SessionDep, player: PlayerId) -> Res
     services.delete_player(db, player)
     response = see_other("/privacy?done=all")
     clear_identity(request, response)
-    response.delete_cookie(CARDS_COOKIE)
     return response
 
 

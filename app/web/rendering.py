@@ -10,6 +10,7 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,20 +25,24 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
 
+from app.db.session import loop_connection, request_session
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
-from app.services import GameState
+from app.services import Display, GameState, get_display
 from app.services.daily import daily_label, is_daily_game
 from app.web import board_html, static_files
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.examples import variant_example
+from app.web.inline import run_read
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
 STATIC_DIR = ROOT / "static"
-CARDS_COOKIE = "scorpion_cards"
+DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
 
 # How a race entry's status reads on the pages (daily deal, challenges, the live panel).
 RACE_STATUS_TEXT = {
@@ -73,6 +78,13 @@ templates = Jinja2Blocks(
         auto_reload=False,
     )
 )
+
+
+# Template strings are written {{ _("...") }} for the translations (issue 33); until a
+# catalog is installed they read as written.
+if "jinja2.ext.InternationalizationExtension" not in templates.env.extensions:
+    templates.env.add_extension("jinja2.ext.i18n")
+    templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
 
 
 def static_url(path: str) -> str:
@@ -282,17 +294,114 @@ def see_other(url: str) -> Response:
 # -- contexts ---------------------------------------------------------------------------------
 
 
-def base_context(request: Request, csrf_token: str, nav: str = "") -> dict[str, Any]:
-    """What every page's layout needs: the CSRF field, the card colours, the current tab."""
+def base_context(
+    request: Request, csrf_token: str, nav: str = "", *, quiet: bool = False
+) -> dict[str, Any]:
+    """What every page's layout needs: the CSRF field, the player's display preferences
+    (``current_display``: the deck's colours, the theme, the card size), the current tab.
+    ``quiet``: an error page, which shows the defaults if the preferences cannot be read.
+    An htmx request gets parts of a page, never its ``<html>``: nothing is read for it."""
+    if is_htmx(request):
+        display = known_display(request) or Display()
+    else:
+        display = current_display(request, quiet=quiet)
     return {
         "csrf_token": csrf_token,
         # (an f-string: Markup's own .format runs string.Formatter in Python, ~3 us a page)
         "csrf_input": Markup(
             f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
         ),
-        "four_colour": request.cookies.get(CARDS_COOKIE) == "4",
+        "display": display,
+        "html_class": html_class(display),
         "nav": nav,
     }
+
+
+def html_class(display: Display) -> str:
+    """The classes of a page's ``<html>`` element for ``display`` (static/css/app.css):
+    ``four-colour``, ``large-cards``, ``theme-light`` / ``theme-dark`` (none for ``auto``,
+    where ``prefers-color-scheme`` decides)."""
+    classes = []
+    if display.four_colour:
+        classes.append("four-colour")
+    if display.large_cards:
+        classes.append("large-cards")
+    if display.theme != "auto":
+        classes.append("theme-" + display.theme)
+    return " ".join(classes)
+
+
+def known_display(request: Request) -> Display | None:
+    """The request's display preferences if no read is needed: already read, or the player
+    is new (no settings row) or unknown."""
+    return _display_known(request.scope.setdefault("state", {}))
+
+
+def remember_display(request: Request, display: Display) -> None:
+    """``display``, read by the route with its other reads, for the request's pages."""
+    request.scope.setdefault("state", {})[DISPLAY_KEY] = display
+
+
+def _display_known(state: MutableMapping[str, Any]) -> Display | None:
+    found = state.get(DISPLAY_KEY)
+    if isinstance(found, Display):
+        return found
+    player = state.get("player_id")
+    if not isinstance(player, str) or state.get("player_is_new"):
+        state[DISPLAY_KEY] = Display()
+        return state[DISPLAY_KEY]
+    return None
+
+
+def current_display(request: Request, *, quiet: bool = False) -> Display:
+    """The requesting player's ``Display``, read once per request (``services.get_display``).
+
+    In a worker thread (a sync route) the read runs on the request's session. On the event
+    loop (an async route or an error handler) it runs on the loop's connection (SQLite);
+    with PostgreSQL an async route reads it beforehand (``load_display``), so on the loop
+    without it the page shows the defaults rather than wait on the network there.
+    ``quiet``: a failed read (the database is down: an error page) gives the defaults."""
+    state = request.scope.setdefault("state", {})
+    known = _display_known(state)
+    if known is not None:
+        return known
+    player: str = state["player_id"]
+    try:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread
+            display = get_display(request_session(request.scope), player)
+        else:
+            conn = loop_connection()
+            display = get_display(conn, player) if conn is not None else Display()
+    except SQLAlchemyError:
+        if not quiet:
+            raise
+        display = Display()
+    state[DISPLAY_KEY] = display
+    return display
+
+
+async def prefetch_display(request: Request) -> None:
+    """For a page rendered on the event loop (an error handler): with PostgreSQL, read the
+    display preferences in a worker thread first (``current_display`` reads them on the
+    loop's own connection with SQLite). A failed read leaves the defaults."""
+    state = request.scope.setdefault("state", {})
+    if _display_known(state) is None and loop_connection() is None:
+        await run_in_threadpool(lambda: current_display(request, quiet=True))
+
+
+async def load_display(caller: RequestDb, request: Request) -> Display:
+    """``current_display`` for an async route: on the loop's connection (SQLite) or in a
+    worker thread (PostgreSQL), before the page is rendered."""
+    state = request.scope.setdefault("state", {})
+    known = _display_known(state)
+    if known is not None:
+        return known
+    player: str = state["player_id"]
+    display = await run_read(caller, lambda db: get_display(db, player))
+    state[DISPLAY_KEY] = display
+    return display
 
 
 def board_context(
@@ -379,7 +488,7 @@ def error_page(
     request: Request, csrf_token: str, status: int, title: str, message: str
 ) -> Response:
     """The error page (its message only, for htmx)."""
-    ctx = base_context(request, csrf_token)
+    ctx = base_context(request, csrf_token, quiet=True)
     ctx.update(title=title, message=message)
     block = "message_text" if is_htmx(request) else None
     return render(request, "error.html", ctx, status_code=status, block=block)

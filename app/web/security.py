@@ -42,6 +42,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "img-src 'self' data:",
         "font-src 'self'",
         "connect-src 'self'",
+        "manifest-src 'self'",  # /manifest.webmanifest
+        "worker-src 'self'",  # /sw.js
         "object-src 'none'",
         "base-uri 'self'",
         "form-action 'self'",

@@ -531,12 +531,15 @@
     const top = (firstCol || b).getBoundingClientRect().top + window.scrollY;
     const avail = Math.max(200, window.innerHeight - top - 8);
     g.style.setProperty("--avail", avail + "px");
+    // The tightest fan shows a covered card's rank: 30% of its width, 34% with larger cards
+    // (their rank is larger: static/css/app.css).
+    const minFan = document.documentElement.classList.contains("large-cards") ? 0.34 : 0.30;
     let need = 1.4;
     $$(".col", b).forEach((c) => {
       const n = c.querySelectorAll(".card").length;
       if (!n) return;
       const d = c.querySelectorAll(".card.down").length;
-      need = Math.max(need, 1.4 + 0.14 * d + 0.30 * Math.max(0, n - 1 - d) + 0.06);
+      need = Math.max(need, 1.4 + 0.14 * d + minFan * Math.max(0, n - 1 - d) + 0.06);
     });
     const gap = parseFloat(getComputedStyle(b).columnGap) || 0;
     const n = ncols();

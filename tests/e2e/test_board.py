@@ -22,6 +22,7 @@ from tests.support.browser import (
     in_view,
     menu,
     open_device,
+    pixels_near,
     play_line,
     settled,
     shot,
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.e2e
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+RED = (196, 18, 47)  # --red of the light palette (#c4122f)
 
 
 def api_game(page: Page, server: LiveServer, deal: str, line: list[list[object]]) -> str:
@@ -220,14 +222,16 @@ def test_dragged_red_cards_stay_red(device: Device, server: LiveServer) -> None:
     play_line(page, WIN_LINE[:1])
     src = page.locator("[href='?select=1-3']").bounding_box()  # six of hearts and the cards on it
     assert src
-    red = page.locator("[href='?select=1-3']").evaluate("e => getComputedStyle(e).color")
+    # The red of a card's face (its symbol fills with --suit-hearts: static/css/app.css).
+    assert pixels_near(page, "[href='?select=1-3']", RED) > 20
+    fill = "code => getComputedStyle(document.getElementById('c-' + code)).fill"
+    assert page.evaluate(fill, "6H") == "rgb(196, 18, 47)" != page.evaluate(fill, "6S")
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + 6)
     page.mouse.down()
     page.mouse.move(src["x"] + src["width"] / 2 + 30, src["y"] + 60, steps=5)
     ghost = page.locator(".ghost .card").first
     expect(ghost).to_be_visible()
-    assert ghost.evaluate("e => getComputedStyle(e).color") == red
-    assert red != page.locator("[href='?select=0-3']").evaluate("e => getComputedStyle(e).color")
+    assert pixels_near(page, ".ghost .card", RED) > 20
     shot(page, f"drag-{device.name}")
     page.keyboard.press("Escape")
     page.mouse.up()

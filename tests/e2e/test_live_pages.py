@@ -282,6 +282,15 @@ def test_a_live_panel_connects_even_when_its_extension_loads_late(
             held.append(route)
 
         ann.page.route(re.compile(r"htmx-ext-sse"), hold)
+        # The site's service worker would answer the script from its cache, out of reach of
+        # page.route: this page goes to the network (the worker comes back after its load).
+        ann.page.evaluate(
+            """async () => {
+                 const registrations = await navigator.serviceWorker.getRegistrations();
+                 for (const r of registrations) await r.unregister();
+                 for (const name of await caches.keys()) await caches.delete(name);
+               }"""
+        )
         ann.page.goto(server.url + "/daily/scorpion", wait_until="commit")
         wait_for(ann.page, lambda: bool(held))
         ann.page.wait_for_timeout(1_000)  # the page is parsed; the extension is not there yet

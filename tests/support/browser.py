@@ -5,6 +5,7 @@ by clicking (``start``, ``click_move`` with one-tap moves, ``play_line``)."""
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,3 +220,18 @@ def play_line(page: Page, line: list[tuple[object, ...]]) -> None:
         else:
             _, a, i, b = action
             click_move(page, int(a), int(i), int(b))  # type: ignore[call-overload]
+
+
+def pixels_near(page: Page, selector: str, colour: tuple[int, int, int]) -> int:
+    """How many pixels of a screenshot of the (first) element ``selector`` are within a
+    small distance of ``colour``: what the player sees of that colour."""
+    from PIL import Image
+
+    png = page.locator(selector).first.screenshot(animations="disabled")
+    data = Image.open(io.BytesIO(png)).convert("RGB").tobytes()
+    r, g, b = colour
+    return sum(
+        1
+        for n in range(0, len(data), 3)
+        if abs(data[n] - r) + abs(data[n + 1] - g) + abs(data[n + 2] - b) < 40
+    )

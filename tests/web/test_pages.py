@@ -424,14 +424,13 @@ def test_statistics_page(browser: Browser) -> None:
     assert f'action="/games/{gid}/restart"' in page  # "play this deal again" (a written deal)
 
 
-def test_settings_and_four_colour_cards(browser: Browser) -> None:
-    r = browser.post("/settings", {"record_stats": "on", "four_colour": "on"})
+def test_settings_saving_and_statistics(browser: Browser) -> None:
+    r = browser.post("/settings", {"record_stats": "on"})
     assert r.status_code == 303
     assert r.headers["location"] == "/privacy?done=settings"
     page = browser.get("/privacy").text
     assert 'id="save_games">' in page  # unchecked
     assert 'id="record_stats" checked>' in page
-    assert '<html lang="en" class="four-colour">' in page
     gid = browser.new_game(deal=WIN_DEAL)
     assert "Resume your game" not in browser.get("/").text  # saving is off
     browser.post("/settings", {"save_games": "on", "record_stats": "on"})
