@@ -514,6 +514,13 @@
     const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);
     const what = daily ? "today's daily deal" : "the game";
     const restart = f.dataset.confirm === "restart";
+    // In a race (a daily deal, a challenge) a restart goes on with the same attempt: the game
+    // is not given up (app/services/race.py, entry_of_restart).
+    if (restart && $("#game") && $("#game").dataset.race === "1") {
+      ask("Restart this deal from the opening layout? Your attempt in the race goes on: the moves you made and the clock carry over.",
+          "Restart", () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
+      return;
+    }
     ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),
         restart ? "Give up and restart" : "Give up and start a new game",
         () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
