@@ -135,9 +135,13 @@ def test_a_restarted_daily_game_is_still_the_ranked_attempt_on_the_page(
     board = p.get("/api/daily/scorpion").json()["leaderboard"]
     mine = [e for e in board["others"] + board["wins"] + board["assisted"] if e["you"]]
     assert [(e["status"], e["moves"]) for e in mine] == [("playing", 3)]
+    # restarted once more (the attempt's third game), then won
+    play_line(p, m.group(1), WIN_LINE[:1])
+    third = p.post(f"/api/games/{m.group(1)}/restart").json()
+    assert third["moves_made"] == 4
     assert Game.replay("scorpion", parse_deal(WIN_DEAL), WIN_LINE).won
-    assert play_line(p, m.group(1), WIN_LINE)["status"] == "won"
+    assert play_line(p, third["id"], WIN_LINE)["status"] == "won"
     board = p.get("/api/daily/scorpion").json()["leaderboard"]
     assert board["rejected"] == 0
     won_rows = board["wins"] + board["unverified"]  # (a scripted win is too fast to rank)
-    assert [(e["you"], e["moves"]) for e in won_rows] == [(True, 3 + len(WIN_LINE))]
+    assert [(e["you"], e["moves"]) for e in won_rows] == [(True, 4 + len(WIN_LINE))]
