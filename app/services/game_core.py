@@ -119,9 +119,18 @@ def start_game(
     deal_text: str,
     restarted_from: str | None,
     difficulty: str | None = None,
+    *,
+    continues: GameRow | None = None,
 ) -> tuple[GameRow, Game]:
+    """A new game of the deal (superseding the player's unfinished one of the variant).
+    ``continues``: a game on a shared deal restarted within its race (``app.services.race``,
+    ``entry_of_restart``): the new game goes on with the same attempt, so it keeps that game's
+    race, moves made, clock (its start) and assistance, its version goes on from that game's
+    (so the race's reports stay in order), it is not a new start for the statistics
+    and the game it continues is not given up (it is put aside, kept for the server's check
+    of the attempt's moves, ``race.replay_log_counted``)."""
     now = utcnow()
-    supersede(db, player_id, settings, variant, now)
+    supersede(db, player_id, settings, variant, now, keep=continues.id if continues else None)
     game = Game.new(variant, parse_deal(deal_text, variant))
     row = GameRow(
         id=new_game_id(),
@@ -131,20 +140,23 @@ def start_game(
         deal=deal_text,
         status="playing",
         snapshot=game.to_snapshot(),
-        version=1,
+        # (a race hears of an entry's reports in version order: the attempt's version goes on)
+        version=continues.version + 1 if continues else 1,
         moves=0,
-        moves_made=0,
+        moves_made=continues.moves_made if continues else 0,
         saved=settings.save_games,
-        assisted=False,
-        counted=settings.record_stats,
+        assisted=bool(continues.assisted) if continues else False,
+        counted=continues.counted if continues else settings.record_stats,
         restarted_from=restarted_from,
         difficulty=difficulty,
-        created_at=now,
+        created_at=continues.created_at if continues else now,
         updated_at=now,
     )
+    if continues is not None:
+        row.race_id = continues.race_id
     db.add(row)
     db.flush()
-    if settings.record_stats:
+    if settings.record_stats and continues is None:
         stats = stats_row(db, player_id, variant)
         stats.started += 1
         stats.last_played_at = now
@@ -153,9 +165,16 @@ def start_game(
 
 
 def supersede(
-    db: Session, player_id: str, settings: PlayerSettings, variant: str, now: Any
+    db: Session,
+    player_id: str,
+    settings: PlayerSettings,
+    variant: str,
+    now: Any,
+    *,
+    keep: str | None = None,
 ) -> None:
-    """Abandon the player's current unfinished game(s) of ``variant``."""
+    """Abandon the player's current unfinished game(s) of ``variant``. ``keep``: a game that a
+    new one continues (``start_game``): put aside (no longer current, kept), not given up."""
     rows: Sequence[GameRow] = (
         db.execute(
             select(GameRow)
@@ -170,6 +189,11 @@ def supersede(
         .scalars()
         .all()
     )
+    kept = [old for old in rows if old.id == keep]
+    rows = [old for old in rows if old.id != keep]
+    for old in kept:
+        old.abandoned_at = now
+        old.saved = False
     # A shared deal's game given up: its races hear of it now, not at the next page load.
     report_given_up(db, {old.id: old.version for old in rows if old.race_id is not None})
     for old in rows:

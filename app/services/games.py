@@ -47,6 +47,7 @@ from .common import ensure_player, read_connection, read_tx
 from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
+from .race import continue_entry, entry_of_restart
 from .ratelimit import counted_tx, rate_limits_on
 from .types import GameState, Hints
 
@@ -160,16 +161,30 @@ def create_game(
 
 
 def restart(db: Session, player_id: str, game_id: str) -> GameState:
-    """A new game with the same deal as ``game_id`` (a new start for the statistics). One
-    transaction, the rate-limit count included."""
+    """A new game with the same deal as ``game_id`` (a new start for the statistics). An
+    unfinished game on a shared deal (a daily deal, a challenge) is restarted within its race:
+    the new game continues the same entry, moves made, clock and assistance included, and is
+    not a new start (``race.entry_of_restart``). One transaction, the rate-limit count
+    included."""
     with counted_tx(db, player_id, "games") as known:
         if not known:
             raise NotFound()
         old = load_game(db, player_id, game_id, lock=True)
         settings = ensure_player(db, player_id)
+        entry = entry_of_restart(db, old)
         row, game = start_game(
-            db, player_id, settings, old.variant, old.deal_number, old.deal, old.id, old.difficulty
+            db,
+            player_id,
+            settings,
+            old.variant,
+            old.deal_number,
+            old.deal,
+            old.id,
+            old.difficulty,
+            continues=old if entry is not None else None,
         )
+        if entry is not None:
+            continue_entry(db, entry, row)
         state = game_state(row, game)
         return state
 

@@ -70,11 +70,31 @@ def replay_log_counted(
     """``replay_log`` and the moves made of the log (its moves and deals, undone ones
     included; undo and redo are not counted): what rankings compare."""
     try:
+        layout = parse_deal(deal, variant)
         actions = logged_actions(db, game_id)
-        game = Game.replay(variant, parse_deal(deal, variant), actions)
+        game = Game.replay(variant, layout, actions)
+        made = _made(actions)
+        # A game restarted within its race goes on with the same attempt (``entry_of_restart``):
+        # the moves made of the games it continues count too, each log replayed from the deal.
+        row = db.get(GameRow, game_id)
+        race_id = row.race_id if row is not None else None
+        earlier, seen = (row.restarted_from if row is not None else None), {game_id}
+        while race_id is not None and earlier is not None and earlier not in seen:
+            seen.add(earlier)
+            before = db.get(GameRow, earlier)
+            if before is None or before.race_id != race_id:
+                break
+            actions = logged_actions(db, before.id)
+            Game.replay(variant, layout, actions)
+            made += _made(actions)
+            earlier = before.restarted_from
     except (EngineError, DealError, ValueError, TypeError, KeyError):
         return None
-    return game, sum(1 for a in actions if a[0] in ("move", "deal"))
+    return game, made
+
+
+def _made(actions: list[Action]) -> int:
+    return sum(1 for a in actions if a[0] in ("move", "deal"))
 
 
 # -- publishing progress -----------------------------------------------------------------------
@@ -145,6 +165,43 @@ def report_progress(
                 ),
             )
     db.flush()
+
+
+# -- restarting within a race ----------------------------------------------------------------
+
+
+def entry_of_restart(db: Session, game: GameRow) -> RaceEntry | None:
+    """The race entry a restart of ``game`` continues (inside the restart's transaction): the
+    entry of an unfinished game on a shared deal. A restart there re-deals the same deal and
+    the same attempt goes on (``continue_entry``): its moves made, clock and assistance carry
+    over, as after undoing every step (docs/rules.md: exploring costs moves), so restarting is
+    neither leaving the race nor a second attempt. The entry is let go of the game (its
+    ``game_id`` cleared) until the new game takes it. None for any other game."""
+    if game.race_id is None or game.status != "playing" or game.abandoned_at is not None:
+        return None
+    entry = db.execute(select(RaceEntry).where(RaceEntry.game_id == game.id)).scalars().first()
+    if entry is None or entry.status == "won":
+        return None
+    entry.game_id = None
+    db.flush()
+    return entry
+
+
+def continue_entry(db: Session, entry: RaceEntry, row: GameRow) -> None:
+    """The restarted game ``row`` takes over ``entry`` (``entry_of_restart``), and the race
+    hears of it: the same entry, playing, its moves made as before, no run completed yet."""
+    entry.game_id = row.id
+    entry.status = "playing"
+    entry.moves = row.moves_made
+    entry.suits = 0
+    entry.updated_at = row.updated_at
+    db.flush()
+    name, visible = shown_name(db, entry.player_id)
+    if visible:
+        progress = Progress(
+            entry.id, name, entry.moves, 0, "playing", entry.ranked, row.version, seat_of(db, entry)
+        )
+        publish(db, entry.race_id, progress)
 
 
 # -- joining a race ----------------------------------------------------------------------------

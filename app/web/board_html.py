@@ -16,7 +16,7 @@ not a number the view made is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.web.view import BoardView, ColumnView
@@ -47,26 +47,46 @@ _DOWN_TOP = _DOWN.replace("card down", "card down top", 1)
 
 def card_html(c: int, i: int, code: str, selected: bool, hint_src: bool, last: bool) -> str:
     """The face-up card ``code`` at index ``i`` of column ``c`` (``last``: its open end): its
-    picture (a symbol of partials/sprite.html), its name and the link that picks it up without
-    JavaScript (``?select=<column>-<index>``, read by static/js/board.js too)."""
+    picture (a symbol of partials/sprite.html), its name, the link that picks it up without
+    JavaScript (``?select=<column>-<index>``, read by static/js/board.js too) and its place and
+    code as the JSON API numbers them (``data-col``: the column, from 0; ``data-idx``: the index
+    from the column's deepest card, 0; ``data-card``: "7H"). A face-down card has none of them."""
     flags = (" top" if last else "") + (" sel" if selected else "")
     if hint_src:
         flags += " hint-src"
     picked = ", picked up" if selected else ""
     name, code = escape(card_name(code)), escape(code)
     return (
-        f'\n<a class="card {code[1]}{flags}" href="?select={c}-{i}" '
-        f'aria-label="{name}{picked}"><svg role=none><use href="#c-{code}"/></svg></a>'
+        f'\n<a class="card {code[1]}{flags}" href="?select={c}-{i}" data-col={c} data-idx={i} '
+        f'data-card={code} aria-label="{name}{picked}"><svg role=none><use href="#c-{code}"/>'
+        "</svg></a>"
     )
 
 
-def _cards(col: ColumnView) -> str:
-    """A column's cards: the backs of its face-down ones (all alike), then each face-up one
-    kept rendered by card, place and flags (a move changes the last card or two)."""
+def kept_prefix(before: Sequence[str | None], after: Sequence[str | None]) -> int:
+    """How many of a changed column's deepest cards an htmx answer need not re-send: those the
+    page already shows as they stay (the same card, face up or down, at the same place, and the
+    open end neither before nor after). The answer's column says so (``data-keep``) and
+    static/js/board.js puts the page's own copies of them back in front of the cards sent, so
+    a deal or a move onto a long column re-sends its last card or two, not the whole column
+    (issue 12: an answer stays under 8 KB)."""
+    n = min(len(before), len(after)) - 1
+    k = 0
+    while k < n and before[k] == after[k]:
+        k += 1
+    return k
+
+
+def _cards(col: ColumnView, start: int = 0) -> str:
+    """A column's cards from index ``start``: the backs of its face-down ones (all alike),
+    then each face-up one kept rendered by card, place and flags (a move changes the last
+    card or two)."""
     c, sel, hints = col.index, col.sel, col.hint_src
     last = len(col.codes) - 1
     out = []
     for i, code in enumerate(col.codes):
+        if i < start:
+            continue
         if code is None:
             out.append(_DOWN_TOP if i == last else _DOWN)
             continue
@@ -80,12 +100,15 @@ def _cards(col: ColumnView) -> str:
     return "".join(out)
 
 
-def _column(col: ColumnView, b: BoardView) -> str:
+def _column(col: ColumnView, b: BoardView, keep: int = 0) -> str:
     n = col.index
     src = " src" if b.sel and b.sel[0] == n else ""
+    # (a card drawn with a flag, picked up or a hint's, is always sent)
+    keep = min((keep, *col.hint_src, *(() if col.sel is None else (col.sel,))))
+    kept = f" data-keep={keep}" if keep > 0 else ""
     out = [
-        f'<div class="col{" hint-dst" if col.hint_dst else ""}{src}" id="col-{n}" data-col="{n}" '
-        f'role="group" aria-label="{escape(col.label)}" '
+        f'<div class="col{" hint-dst" if col.hint_dst else ""}{src}" id="col-{n}" data-col="{n}"'
+        f'{kept} role="group" aria-label="{escape(col.label)}" '
         f'style="--n:{col.offsets};--d:{col.down};--u:{col.up}">'
     ]
     if not col.codes:
@@ -96,7 +119,7 @@ def _column(col: ColumnView, b: BoardView) -> str:
             f"{'Any card' if b.empty_any else 'K only'}</span></button>"
         )
     else:
-        out.append(_cards(col))
+        out.append(_cards(col, keep))
     if (b.sel and b.sel[0] != n) or b.sel_pile:
         out.append(
             f'\n  <button class="drop" type="submit" name="to_column" value="{n}">Move here'
@@ -106,16 +129,18 @@ def _column(col: ColumnView, b: BoardView) -> str:
     return "".join(out)
 
 
-def column_html(col: ColumnView, b: BoardView) -> str:
+def column_html(col: ColumnView, b: BoardView, keep: int = 0) -> str:
     """One tableau column: its face-down cards as backs, its face-up cards, an empty column's
     drop slot, and a "Move here" button while a card is picked up elsewhere. Rendered once per
-    distinct column (``col.key`` and the board's selection)."""
-    key = (b.empty_any, b.sel, bool(b.sel_pile), col.key)
+    distinct column (``col.key`` and the board's selection). ``keep``: an htmx answer's
+    column leaves out its ``keep`` deepest cards, which the page shows already
+    (``kept_prefix``)."""
+    key = (b.empty_any, b.sel, bool(b.sel_pile), col.key, keep)
     html = _COLUMNS.get(key)
     if html is None:
         if len(_COLUMNS) >= 2048:
             _COLUMNS.clear()
-        html = _COLUMNS[key] = _column(col, b)
+        html = _COLUMNS[key] = _column(col, b, keep)
     return html
 
 
@@ -287,9 +312,11 @@ def update_html(
     out.append(_partial("#board-fields", board_fields(b)))
     if changes["piles"]:
         out.append(_partial("#piles", block("piles")))
+    keep = changes.get("keep", {})
     for col in b.columns:
         if col.index in changes["columns"]:
-            out.append(_partial(f"#col-{col.index}", column_html(col, b)))
+            html = column_html(col, b, keep.get(col.index, 0))
+            out.append(_partial(f"#col-{col.index}", html))
     ending = block("ending") if b.won or b.stuck else '<div id="ending"></div>'
     out.append(_partial("#ending", ending))
     return "".join(out)

@@ -37,7 +37,7 @@ from app.config import Settings, get_settings
 from app.db.session import close_request_sessions
 from app.services.clients import current_address, keyed_address
 from app.web.asgi import json_detail_reply
-from app.web.body_limit import BodyGuard, declared_too_large, refuse
+from app.web.body_limit import BodyGuard, declared_too_large, may_drain, refuse
 from app.web.deps import CSRF_HEADERS, UNSAFE_METHODS, check_unsafe, identify
 from app.web.ops import OPS_PATHS, answer_ops, route_template
 from app.web.security import SECURITY_HEADERS, scope_client_address
@@ -47,7 +47,7 @@ access_log = logging.getLogger("scorpion.access")
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 _EVENT_STREAM = b"text/event-stream"
-_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length"}) | CSRF_HEADERS
+_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length", b"expect"}) | CSRF_HEADERS
 Headers = Sequence[tuple[bytes, bytes]]
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
 
@@ -191,8 +191,10 @@ class FrontMiddleware:
         """Steps 4 of the module notes: the body cap, the client's address, the player."""
         shared = get_settings()  # (the body cap and the address: the process's settings)
         limit = shared.max_body_bytes
-        if declared_too_large(found.get(b"content-length"), limit):
-            await refuse(send_out, limit)
+        length = found.get(b"content-length")
+        if declared_too_large(length, limit):
+            drained = may_drain(length, found.get(b"expect"))
+            await refuse(send_out, limit, receive if drained else None)
             return
         guard = BodyGuard(limit, receive, send_out)
         address = scope_client_address(scope, forwarded, shared.trusted_proxies)

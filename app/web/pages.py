@@ -35,6 +35,7 @@ from app.engine import (
 from app.services import GameState, NotFound, ServiceError, VersionConflict, get_display
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
+from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
 from app.web.lean import LeanRoute, LeanRouter, try_first
@@ -252,6 +253,7 @@ async def _after_action(
         "runs": before.completed != after.completed,
         "piles": (before.reserves, before.cells) != (after.reserves, after.cells),
         "columns": columns,
+        "keep": {c: kept_prefix(before.columns[c], after.columns[c]) for c in columns},
     }
     ctx = board_context(request, csrf_token, state, notice=notice, only=columns, layout=False)
     return render_update(request, csrf_token, ctx, changes)

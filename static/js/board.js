@@ -514,6 +514,13 @@
     const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);
     const what = daily ? "today's daily deal" : "the game";
     const restart = f.dataset.confirm === "restart";
+    // In a race (a daily deal, a challenge) a restart goes on with the same attempt: the game
+    // is not given up (app/services/race.py, entry_of_restart).
+    if (restart && $("#game") && $("#game").dataset.race === "1") {
+      ask("Restart this deal from the opening layout? Your attempt in the race goes on: the moves you made and the clock carry over.",
+          "Restart", () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
+      return;
+    }
     ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),
         restart ? "Give up and restart" : "Give up and start a new game",
         () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
@@ -680,9 +687,32 @@
   }
 
   // ---------------------------------------------------------------- after each swap
+  // A changed column of an answer may leave out its deepest cards, which stay as they are
+  // (data-keep="20": its first 20 cards; app/web/board_html.py, kept_prefix): the page's own
+  // copies of them go back in front of the cards sent before the column is swapped in. A
+  // page that does not hold them (it never should) is loaded again whole.
+  function keepCards(tasks) {
+    for (const task of tasks || []) {
+      const frag = task.fragment, old = task.target;
+      const col = frag && frag.firstElementChild;
+      if (!col || !col.matches || !col.matches(".col[data-keep]")) continue;
+      const n = +col.dataset.keep;
+      const mine = old ? Array.from(old.children).filter((e) => e.classList.contains("card")).slice(0, n) : [];
+      if (mine.length !== n || !(n > 0)) { location.reload(); return false; }
+      col.prepend(...mine.map((e) => {
+        const c = e.cloneNode(true);
+        c.classList.remove("sel", "hint-src", "hint-pair", "dragging", "landed");
+        return c;
+      }));
+      col.removeAttribute("data-keep");
+    }
+    return true;
+  }
+
   document.addEventListener("htmx:before:swap", (ev) => {
     const t = ev.target;
     if (t && t.closest && t.closest("#race")) return;
+    if (!keepCards(ev.detail && ev.detail.tasks)) { ev.preventDefault(); return; }
     if (!snap) snap = takeSnap();
   });
 

@@ -181,6 +181,60 @@ def test_one_tap_moves_a_card_with_one_destination(device: Device, server: LiveS
     expect(page.locator("#col-4 .card:has(use[href='#c-6S'])")).to_have_count(1)
 
 
+def board_cards(page: Page) -> list[list[str]]:
+    """Every column's cards as the page holds them: "down" for a face-down card (which
+    carries nothing else), else its data-col, data-idx and data-card."""
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('#board .col')).map(col =>
+                 Array.from(col.querySelectorAll('.card')).map(c => c.classList.contains('down')
+                   ? (c.dataset.card || c.dataset.col || c.dataset.idx ? 'leak' : 'down')
+                   : [c.dataset.col, c.dataset.idx, c.dataset.card].join(' ')))"""
+        )
+    )
+
+
+def test_cards_are_found_by_column_and_index(device: Device, server: LiveServer) -> None:
+    """A fresh base deal: the open card of column 1 (numbered from 0, as in the API) is
+    ``[data-col="1"][data-idx="6"]``, face up over three face-down cards; tapping it picks it
+    up, a card with one destination moves at once, and after every answer (whose columns
+    leave the cards that stay to the page) the board is the page reloaded."""
+    page = device.page
+    start(page, server, WIN_DEAL)
+    top = page.locator('#board [data-col="1"][data-idx="6"]')
+    expect(top).to_have_count(1)
+    expect(top).to_have_attribute("data-card", "3H")
+    expect(top).to_have_accessible_name("three of hearts")
+    assert page.locator('#board [data-col="1"][data-card]').count() == 4
+    tap(page, '[data-col="1"][data-idx="6"]')  # no place to go: picked up
+    expect(top).to_have_class(re.compile(r"\bsel\b"))
+    tap(page, '[data-col="1"][data-idx="6"]')
+    expect(page.locator("#board .card.sel")).to_have_count(0)
+    tap(page, '[data-col="1"][data-idx="3"]')  # six of hearts: one destination, column 5
+    animated(page, '#col-5 [data-card="6H"]', '#col-5 [data-card="3H"]')
+    wait_version(page, 2)
+    expect(page.locator('#board [data-col="5"][data-idx="10"]')).to_have_attribute(
+        "data-card", "3H"
+    )
+    expect(page.locator('#board [data-col="1"][data-idx="2"]')).to_have_count(1)  # turned up
+    for step in ("reload", "move", "deal", "undo"):
+        v = version(page)
+        if step == "deal":
+            page.click("#deal-btn")
+        elif step == "undo":
+            page.keyboard.press("z")
+        elif step == "move":
+            tap(page, '[data-col="0"][data-idx="3"]')  # six of spades, onto column 4
+        if step != "reload":
+            wait_version(page, v + 1)
+        settled(page)
+        shown = board_cards(page)
+        assert "leak" not in str(shown)
+        page.reload()
+        settled(page)
+        assert board_cards(page) == shown, step
+
+
 def test_several_destinations_pick_and_light_up(device: Device, server: LiveServer) -> None:
     page = device.page
     api_game(page, server, WIN_DEAL, [list(a) for a in WIN_LINE[:5]])

@@ -137,3 +137,42 @@ def test_two_players_race_on_one_challenge(
     expect(rows.nth(0)).to_contain_text("finished: won")
     expect(rows.nth(1)).to_contain_text("Bob")
     expect(bob.locator(".lb-wins")).to_contain_text("Ann")
+
+
+def test_a_restart_keeps_the_race_entry(two_pages: tuple[Page, Page], server: LiveServer) -> None:
+    """Restart on a race's play page asks first and says the attempt goes on; afterwards the
+    player is still in the race, the other player sees the same entry playing with its moves
+    made, and the new game's board is the deal's opening layout."""
+    ann, bob = two_pages
+    set_name(ann, server, "Ann2")
+    set_name(bob, server, "Bob2")
+    start(ann, server, WIN_DEAL)
+    menu(ann, "#challenge-btn")
+    ann.wait_for_url(re.compile(r"/challenge/[\w-]+$"))
+    link = ann.locator("#challenge-url").input_value()
+    bob.goto(link)
+    bob.click("#challenge-play")
+    bob.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    first = bob.url
+    ann.goto(link)
+    bob_row = ann.locator("#compare tbody tr", has_text="Bob2")
+    play_line(bob, WIN_LINE[:2])
+    expect(bob.locator("#race-live .race-row.me")).to_have_attribute("data-moves", "2")
+
+    menu(bob, "#restart-btn")
+    dialog = bob.locator("#confirm-dlg[open]")
+    expect(dialog).to_contain_text("Your attempt in the race goes on")
+    expect(dialog).not_to_contain_text("counts as a loss")
+    bob.click("#confirm-yes")
+    bob.wait_for_url(lambda url: url != first and "/games/" in url)
+    expect(bob.locator("#game-head")).to_have_attribute("data-version", "4")
+    expect(bob.locator("#moves")).to_have_text("2")  # the moves made go on
+    expect(bob.locator('#board [data-col="1"][data-idx="6"]')).to_have_attribute("data-card", "3H")
+    me = bob.locator("#race-live .race-row.me")
+    expect(me).to_have_attribute("data-moves", "2")
+    expect(me).to_have_attribute("data-status", "playing")
+    expect(bob.locator("#race-live .race-row")).to_have_count(2)  # one entry each
+    expect(bob_row).not_to_contain_text("gave up")
+    play_line(bob, WIN_LINE[:1])
+    expect(me).to_have_attribute("data-moves", "3")
+    expect(bob_row.locator("td").first).to_have_text("3")
