@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
+from app.db.fast import Cursor, Fast
 from app.db.models import DeletedPlayer, Player, PlayerSettings, StatEvent, VariantStats, utcnow
 from app.db.session import begin_write
 
@@ -81,6 +82,17 @@ def read_connection(db: Session) -> Iterator[Connection]:
             yield conn
         finally:
             conn.rollback()
+
+
+def read_one(db: Session | Connection, stmt: Fast, params: dict[str, Any]) -> dict[str, Any] | None:
+    """One row of ``stmt`` (a dict of its columns) or None, on the driver's cursor of a Core
+    connection: ``db`` itself (the event loop's SQLite connection: one statement, atomic
+    without a transaction of its own) or a short ``read_connection`` of ``db``'s engine. The
+    hot reads (a game on the play page, the player's display settings on every page)."""
+    if isinstance(db, Connection):
+        return Cursor(db).one_or_none(stmt, params)
+    with read_connection(db) as conn:
+        return Cursor(conn).one_or_none(stmt, params)
 
 
 def is_postgres(db: Session) -> bool:

@@ -38,12 +38,11 @@ from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from app import observability
-from app.db.fast import Cursor
 from app.db.models import GameRow, MoveLog, PlayerSettings
 from app.engine import Action, Game
 
 from .actions import SELECT_GAME, act
-from .common import ensure_player, read_connection, read_tx
+from .common import ensure_player, read_one, read_tx
 from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
@@ -61,12 +60,7 @@ def get_game(db: Session | Connection, player_id: str, game_id: str) -> GameStat
     without a transaction of its own)."""
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
-    params = {"gid": game_id, "pid": player_id}
-    if isinstance(db, Connection):
-        found = Cursor(db).one_or_none(SELECT_GAME, params)
-    else:
-        with read_connection(db) as conn:
-            found = Cursor(conn).one_or_none(SELECT_GAME, params)
+    found = read_one(db, SELECT_GAME, {"gid": game_id, "pid": player_id})
     if found is None:
         raise NotFound()
     return game_state(SimpleNamespace(**found))

@@ -10,7 +10,7 @@ from typing import cast
 from sqlalchemy import Connection, Table, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db.fast import Cursor, Fast
+from app.db.fast import Fast
 from app.db.models import (
     GameRow,
     Player,
@@ -30,7 +30,7 @@ from .common import (
     is_postgres,
     lock_player,
     lock_player_id,
-    read_connection,
+    read_one,
     read_tx,
     write_tx,
 )
@@ -80,12 +80,7 @@ def get_display(db: Session | Connection, player_id: str) -> Display:
     read on the driver's cursor (every page asks, the play page on the event loop with its
     game's read: ``app.web.inline``). ``db``: a session (its own short read) or a Core
     connection (the event loop's; one statement, atomic on its own)."""
-    params = {"pid": player_id}
-    if isinstance(db, Connection):
-        found = Cursor(db).one_or_none(_SELECT_DISPLAY, params)
-    else:
-        with read_connection(db) as conn:
-            found = Cursor(conn).one_or_none(_SELECT_DISPLAY, params)
+    found = read_one(db, _SELECT_DISPLAY, {"pid": player_id})
     if found is None:
         return Display()
     theme = found["theme"] if found["theme"] in THEMES else "auto"
