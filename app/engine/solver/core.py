@@ -1,0 +1,97 @@
+"""Which complete search runs: the compiled core (``_core.pyx``) or the pure-Python reference.
+
+``pip install -e .`` builds ``app.engine.solver._core`` (Cython 3, see ``setup.py``). When it is
+built, the complete search of every variant runs there, one to two orders of magnitude faster
+per position than the pure-Python searches (``search.py``, ``family_search.py``), which stay as
+the reference (``tests/engine/test_solver_core.py`` holds the two to the same verdicts). When it
+is missing (a checkout never installed, a failed build) the pure-Python search runs, and the
+first question logs a line saying so.
+
+The environment variable ``SOLVER_CORE`` picks: ``c`` the compiled core (an error if missing),
+``py`` the pure-Python search, unset or ``auto`` the compiled core when built.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from types import ModuleType
+
+from ..game import Game
+from .search import WALL_TIME, Clock, SearchResult
+
+log = logging.getLogger(__name__)
+
+_core: ModuleType | None
+try:
+    from . import _core
+except ImportError:  # pragma: no cover - depends on the build
+    _core = None
+
+_warned = False
+
+
+def available() -> bool:
+    """True when the compiled core is built."""
+    return _core is not None
+
+
+def use_compiled() -> bool:
+    """Should the complete search run in the compiled core? (``SOLVER_CORE``, see above.)"""
+    global _warned
+    choice = os.environ.get("SOLVER_CORE", "auto").strip().lower()
+    if choice == "py":
+        return False
+    if choice == "c":
+        if _core is None:
+            raise RuntimeError(
+                "SOLVER_CORE=c but the compiled solver core is not built: pip install -e ."
+            )
+        return True
+    if _core is None and not _warned:
+        _warned = True
+        log.warning(
+            "the compiled solver core (app.engine.solver._core) is not built: "
+            "the pure-Python search answers, slower (pip install -e . builds it)"
+        )
+    return _core is not None
+
+
+def compiled_search(
+    game: Game,
+    *,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    prune: bool = True,
+    clock: Clock = WALL_TIME,
+    max_entries: int = 1 << 25,
+) -> SearchResult:
+    """The complete search of ``game``'s position in the compiled core (NOT verified: the
+    caller replays a win's line). ``prune=False``: no sure joins (plain exhaustive search).
+    ``max_entries``: the most positions its transposition table may hold (16 bytes each);
+    when it is full the answer is ``"unknown"``."""
+    assert _core is not None
+    v = game.variant
+    start = clock()
+    s = _core.Search(
+        [list(c) for c in game.cols],
+        list(game.hidden),
+        list(game.stock),
+        list(game.reserve),
+        list(game.cells),
+        len(game.completed),
+        v.stock,
+        v.empty_accepts_any,
+        v.alternate,
+        v.decks,
+        v.runs_needed,
+        prune,
+        max_entries,
+    )
+    deadline = start + (max_seconds if max_seconds is not None else 1e12)
+    verdict, line, nodes = s.run(deadline, clock, max_nodes if max_nodes is not None else 1 << 62)
+    elapsed = clock() - start
+    reason = "search" if verdict == "loss" else ""
+    return SearchResult(
+        verdict, line, nodes, elapsed, reason, stats={"forced_joins": s.joins_taken}
+    )
