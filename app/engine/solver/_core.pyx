@@ -180,6 +180,14 @@ cdef class Search:
     cdef bint run_joins
     cdef bint cell_joins
     cdef bint safe_joins
+    # the win-first phase's runs (``core.compiled_win_first``): never pick a face-up card off
+    # a face-up card it fits on (unsound for a loss: such a run never claims one), and add a
+    # seeded random bonus below ``noise`` to each move's priority
+    cdef bint keep_joined
+    cdef int noise
+    cdef bint deal_scored
+    cdef int deal_priority
+    cdef uint64_t rng
     cdef public long long nodes
     cdef public long long joins_taken
 
@@ -218,6 +226,10 @@ cdef class Search:
         int runs_needed,
         bint prune=True,
         long long max_entries=1 << 25,
+        bint keep_joined=False,
+        int noise=0,
+        unsigned long long seed=0,
+        object deal_priority=None,
     ):
         cdef int c, k, card, s, r
         self.ncols = len(cols)
@@ -233,6 +245,12 @@ cdef class Search:
         self.done = done
         self.nrun = 0
         self.nodes = 0
+        self.keep_joined = keep_joined
+        # the deal scored among the moves (``winfirst.DEAL_PRIORITY``), else after them all
+        self.deal_scored = deal_priority is not None
+        self.deal_priority = deal_priority if deal_priority is not None else 0
+        self.noise = noise
+        self.rng = mix1(seed + 0x632BE59BD9B4E019ULL)
         self.joins_taken = 0
         for card in range(52):
             self.npar[card] = 0
@@ -711,6 +729,8 @@ cdef class Search:
                 if i == h and h:
                     prio += 100
                 elif i and i - 1 >= h and self._fits(card, self.cols[a][i - 1]):
+                    if self.keep_joined:
+                        continue
                     prio -= 50
                 if i == 0:
                     prio += 30
@@ -763,6 +783,16 @@ cdef class Search:
                         moves[cnt] = (TO_CELL << 24) | (a << 16) | ((n - 1) << 8) | k
                         scores[cnt] = prio
                         cnt += 1
+        if stocked and self.deal_scored:
+            moves[cnt] = DEAL << 24
+            scores[cnt] = self.deal_priority
+            cnt += 1
+        if self.noise > 0:
+            for i in range(cnt):
+                self.rng ^= self.rng << 13
+                self.rng ^= self.rng >> 7
+                self.rng ^= self.rng << 17
+                scores[i] += <int> (self.rng % <uint64_t> self.noise)
         # stable insertion sort, higher scores first
         for i in range(1, cnt):
             mv = moves[i]
@@ -774,7 +804,7 @@ cdef class Search:
                 j -= 1
             moves[j + 1] = mv
             scores[j + 1] = p
-        if stocked:
+        if stocked and not self.deal_scored:
             moves[cnt] = DEAL << 24  # the deal last
             cnt += 1
         return cnt

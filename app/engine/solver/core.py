@@ -16,16 +16,18 @@ from __future__ import annotations
 import logging
 import os
 from types import ModuleType
+from typing import Any
 
-from ..game import Game
+from ..game import Action, Game
 from .search import WALL_TIME, Clock, SearchResult
+from .winfirst import DEAL_PRIORITY, luby
 
 log = logging.getLogger(__name__)
 
 _core: ModuleType | None
 try:
     from . import _core
-except ImportError:  # pragma: no cover - depends on the build
+except ImportError:  # depends on the build: the app falls back to the pure-Python search
     _core = None
 
 _warned = False
@@ -57,23 +59,19 @@ def use_compiled() -> bool:
     return _core is not None
 
 
-def compiled_search(
+def _new_search(
     game: Game,
-    *,
-    max_seconds: float | None,
-    max_nodes: int | None,
-    prune: bool = True,
-    clock: Clock = WALL_TIME,
-    max_entries: int = 1 << 25,
-) -> SearchResult:
-    """The complete search of ``game``'s position in the compiled core (NOT verified: the
-    caller replays a win's line). ``prune=False``: no sure joins (plain exhaustive search).
-    ``max_entries``: the most positions its transposition table may hold (16 bytes each);
-    when it is full the answer is ``"unknown"``."""
+    prune: bool,
+    max_entries: int,
+    keep_joined: bool = False,
+    noise: int = 0,
+    seed: int = 0,
+    deal_priority: int | None = None,
+) -> Any:
+    """The compiled core's ``Search`` on ``game``'s position (``_core.pyx``)."""
     assert _core is not None
     v = game.variant
-    start = clock()
-    s = _core.Search(
+    return _core.Search(
         [list(c) for c in game.cols],
         list(game.hidden),
         list(game.stock),
@@ -87,7 +85,28 @@ def compiled_search(
         v.runs_needed,
         prune,
         max_entries,
+        keep_joined,
+        noise,
+        seed,
+        deal_priority,
     )
+
+
+def compiled_search(
+    game: Game,
+    *,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    prune: bool = True,
+    clock: Clock = WALL_TIME,
+    max_entries: int = 1 << 25,
+) -> SearchResult:
+    """The complete search of ``game``'s position in the compiled core (NOT verified: the
+    caller replays a win's line). ``prune=False``: no sure joins (plain exhaustive search).
+    ``max_entries``: the most positions its transposition table may hold (16 bytes each);
+    when it is full the answer is ``"unknown"``."""
+    start = clock()
+    s = _new_search(game, prune, max_entries)
     deadline = start + (max_seconds if max_seconds is not None else 1e12)
     verdict, line, nodes = s.run(deadline, clock, max_nodes if max_nodes is not None else 1 << 62)
     elapsed = clock() - start
@@ -95,3 +114,35 @@ def compiled_search(
     return SearchResult(
         verdict, line, nodes, elapsed, reason, stats={"forced_joins": s.joins_taken}
     )
+
+
+# The compiled win-first phase: the first run's node limit (run k gets luby(k) times it) and
+# the largest random bonus added to a move's priority (priorities span ~200).
+WIN_FIRST_BASE = 2_000
+WIN_FIRST_NOISE = 300
+
+
+def compiled_win_first(
+    game: Game, deadline: float, max_nodes: int | None, clock: Clock = WALL_TIME
+) -> tuple[list[Action] | None, int]:
+    """The win-first phase in the compiled core (``winfirst.py``'s idea): restarted runs of
+    its depth-first search, each with a node limit of ``WIN_FIRST_BASE`` times luby(k), that
+    never pick a face-up card off a face-up card it fits on, every run after the first with its
+    priorities shaken by seeded noise; until one wins, ``clock`` passes ``deadline`` or
+    ``max_nodes`` nodes are spent: (the winning line or None, nodes). It may only answer a
+    win (its pruning is unsound for a loss); a run that exhausts its pruned tree ends it."""
+    total = 0
+    run = 0
+    while clock() < deadline and (max_nodes is None or total < max_nodes):
+        run += 1
+        limit = WIN_FIRST_BASE * luby(run)
+        if max_nodes is not None:
+            limit = min(limit, max_nodes - total)
+        s = _new_search(game, True, 1 << 22, True, WIN_FIRST_NOISE if run > 1 else 0, run)
+        verdict, line, nodes = s.run(deadline, clock, limit)
+        total += nodes
+        if verdict == "win":
+            return line, total
+        if verdict == "loss":
+            return None, total  # the pruned tree exhausted: no later run can win
+    return None, total

@@ -1,0 +1,126 @@
+"""The compiled core (``app/engine/solver/_core.pyx``) against the pure-Python searches.
+
+Both are complete searches, written apart: the pure-Python ones (``search.py``,
+``family_search.py``, with their proofs of loss) are the reference. On positions of every
+variant (along catalogued winning lines, and the same positions after a few random moves,
+which are often lost), each with a small node budget, wherever both decide they must give the
+same verdict, and every win either claims must replay through the engine. A position where
+only one of them decides is counted, never compared; each variant must have at least 500
+positions decided by both, wins and losses among them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from app.engine import ALL_VARIANTS, Game
+from app.engine.deals import deal_from_number
+from app.engine.solver import api, core
+from app.engine.solver.catalogs import winnable_deals, winning_line
+
+NODES = 400  # each search's node budget on one position
+WANTED = 500  # positions decided by both, per variant
+
+
+def _positions(variant: str, rng: random.Random) -> Iterator[Game]:
+    """Positions along catalogued winning lines (later steps first: smaller trees), each
+    also after one to four random legal moves."""
+    v = ALL_VARIANTS[variant]
+    for number in winnable_deals(variant)[:60]:
+        line = winning_line(variant, number)
+        assert line is not None
+        game = Game.new(v, deal_from_number(number, v))
+        along = []
+        for action in line:
+            game.apply(action)
+            if not game.won:
+                along.append(game.copy())
+        for g in reversed(along[len(along) // 3 :]):
+            yield g
+            h = g.copy()
+            for _ in range(rng.randint(1, 4)):
+                moves = h.legal_moves()
+                if not moves or h.won:
+                    break
+                h.move(*rng.choice(moves))
+            if not h.won:
+                yield h
+
+
+def _check_win(game: Game, line: list[tuple[object, ...]] | None, who: str) -> None:
+    assert line is not None
+    assert api.verify_line(game, line), f"{who}'s winning line does not replay"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("variant", list(ALL_VARIANTS))
+def test_compiled_core_agrees_with_the_python_search(variant: str) -> None:
+    rng = random.Random(35)
+    both = wins = losses = 0
+    for game in _positions(variant, rng):
+        c = core.compiled_search(game, max_seconds=None, max_nodes=NODES)
+        py = api._pure_python(
+            game,
+            max_seconds=None,
+            max_nodes=NODES,
+            prune=True,
+            clock=api.WALL_TIME,
+            win_first=False,
+        )
+        if c.verdict == "win":
+            _check_win(game, c.line, "the compiled core")
+        if py.verdict == "win":
+            _check_win(game, py.line, "the Python search")
+        if "unknown" in (c.verdict, py.verdict):
+            continue
+        assert c.verdict == py.verdict, (variant, game.to_snapshot())
+        both += 1
+        wins += c.verdict == "win"
+        losses += c.verdict == "loss"
+        if both >= WANTED and wins >= 50 and losses >= 5:
+            break
+    assert both >= WANTED, f"only {both} positions decided by both"
+    assert wins and losses, (wins, losses)
+
+
+@pytest.mark.parametrize("variant", ["scorpion", "three-blind-mice", "how-they-run"])
+def test_sure_joins_keep_the_verdict(variant: str) -> None:
+    """The core's sure joins (taken as the only move) against its own plain exhaustive
+    search (``prune=False``) on positions both decide."""
+    rng = random.Random(7)
+    both = 0
+    for game in _positions(variant, rng):
+        a = core.compiled_search(game, max_seconds=None, max_nodes=2_000)
+        b = core.compiled_search(game, max_seconds=None, max_nodes=2_000, prune=False)
+        if "unknown" in (a.verdict, b.verdict):
+            continue
+        assert a.verdict == b.verdict
+        both += 1
+        if both >= 200:
+            break
+    assert both >= 200
+
+
+def test_the_compiled_core_is_built() -> None:
+    """``pip install -e .`` builds it (``setup.py``); the app falls back to Python without."""
+    assert core.available()
+    assert core.use_compiled()
+
+
+def test_a_deal_is_decided_the_same_by_both_cores() -> None:
+    """Whole deals at a small budget: the verdicts of ``solve_deal`` with either core agree
+    where both decide, and the compiled one decides at least as many."""
+    decided = {"py": 0, "c": 0}
+    for number in range(1, 21):
+        verdicts = {}
+        for which in ("py", "c"):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("SOLVER_CORE", which)
+                r = api.solve_deal("scorpion", deal_from_number(number), None, max_nodes=3_000)
+            verdicts[which] = r.verdict
+            decided[which] += r.verdict != "unknown"
+        if "unknown" not in verdicts.values():
+            assert verdicts["py"] == verdicts["c"], number
+    assert decided["c"] >= decided["py"]
