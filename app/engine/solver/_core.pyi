@@ -26,6 +26,7 @@ class Search:
         noise: int = 0,
         seed: int = 0,
         deal_priority: int | None = None,
+        dig: bool = False,
     ) -> None: ...
     def key(self) -> tuple[int, int]: ...
     def run(

@@ -186,6 +186,7 @@ cdef class Search:
     cdef bint keep_joined
     cdef int noise
     cdef bint deal_scored
+    cdef bint dig
     cdef int deal_priority
     cdef uint64_t rng
     cdef public long long nodes
@@ -230,6 +231,7 @@ cdef class Search:
         int noise=0,
         unsigned long long seed=0,
         object deal_priority=None,
+        bint dig=False,
     ):
         cdef int c, k, card, s, r
         self.ncols = len(cols)
@@ -246,6 +248,7 @@ cdef class Search:
         self.nrun = 0
         self.nodes = 0
         self.keep_joined = keep_joined
+        self.dig = dig
         # the deal scored among the moves (``winfirst.DEAL_PRIORITY``), else after them all
         self.deal_scored = deal_priority is not None
         self.deal_priority = deal_priority if deal_priority is not None else 0
@@ -660,6 +663,8 @@ cdef class Search:
         cdef bint to_empty
         cdef int mask
         cdef bint ok
+        cdef uint8_t loose[52]
+        cdef int free
         cdef int32_t *moves
         cdef int *scores
         if not self._ensure_moves(start + 4096):
@@ -769,14 +774,21 @@ cdef class Search:
                         cnt += 1
         if self.ncell:
             k = -1
+            free = 0
             for j in range(self.ncell):
                 if self.cell[j] < 0:
-                    k = j
-                    break
+                    free += 1
+                    if k < 0:
+                        k = j
+            if k >= 0 and self.keep_joined:
+                self._loose(loose)
             if k >= 0:
                 for a in range(ncols):
                     n = self.lens[a]
-                    if n:
+                    if n and (
+                        not self.keep_joined
+                        or self._cell_useful(a, loose, free if self.dig else 1)
+                    ):
                         prio = -80 + (100 if n - 1 == self.hid[a] and self.hid[a] else 0)
                         if n == 1:
                             prio += 15
@@ -808,6 +820,69 @@ cdef class Search:
             moves[cnt] = DEAL << 24  # the deal last
             cnt += 1
         return cnt
+
+    cdef void _loose(self, uint8_t *loose) noexcept:
+        """``winfirst._WinFirst._loose``: the cards that may move somewhere once a card they
+        fit on is bare (reserve and cell cards, face-up cards not on a card they fit on)."""
+        cdef int c, i, h, x
+        memset(loose, 0, 52)
+        for c in range(self.nres):
+            if self.res[c] >= 0:
+                loose[self.res[c]] = 1
+        for c in range(self.ncell):
+            if self.cell[c] >= 0:
+                loose[self.cell[c]] = 1
+        for c in range(self.ncols):
+            h = self.hid[c]
+            for i in range(h, self.lens[c]):
+                x = self.cols[c][i]
+                if i == 0 or i == h or not self._fits(x, self.cols[c][i - 1]):
+                    loose[x] = 1
+
+    cdef bint _cell_useful(self, int a, uint8_t *loose, int depth) noexcept:
+        """``winfirst._WinFirst._cell_useful`` (the win-first runs' cell rule, a heuristic):
+        the exposed card of column a goes into a cell only when that (or, digging, up to
+        ``depth`` cards going in one by one) empties the column, turns a face-down card up, or
+        bares a card a loose card fits on, or that fits on another column's exposed card."""
+        cdef int n = self.lens[a]
+        cdef int h = self.hid[a]
+        cdef int k, j, c, bare, m, t, p
+        cdef bint moved, empty
+        cdef uint8_t *col = self.cols[a]
+        for k in range(1, depth + 1):
+            if n - k < h:
+                return False
+            if n == k or n - k == h:
+                return True
+            bare = col[n - k - 1]
+            for j in range(self.nchi[bare]):
+                c = self.chi[bare][j]
+                if loose[c]:
+                    moved = False
+                    for m in range(n - k, n):
+                        if col[m] == c:
+                            moved = True
+                            break
+                    if not moved:
+                        return True
+            if bare % 13 == 12:
+                if self.dig and n - k - 1 > 0:
+                    empty = False
+                    for t in range(self.ncols):
+                        if not self.lens[t]:
+                            empty = True
+                            break
+                    if empty:
+                        return True
+                continue
+            if n - k - 1 > h and self._fits(bare, col[n - k - 2]):
+                continue
+            for t in range(self.ncols):
+                if t != a and self.lens[t]:
+                    p = self.cols[t][self.lens[t] - 1]
+                    if self._fits(bare, p):
+                        return True
+        return False
 
     cdef inline bint _fits(self, int card, int top) noexcept:
         cdef int j
@@ -894,9 +969,8 @@ cdef class Search:
             if ins < 0:
                 return ("unknown", None, self.nodes)
             self.nodes += 1
-            if not (self.nodes & 1023):
-                if self.nodes >= max_nodes or clock() >= deadline:
-                    return ("unknown", None, self.nodes)
+            if self.nodes >= max_nodes or (not (self.nodes & 1023) and clock() >= deadline):
+                return ("unknown", None, self.nodes)
             if not self._ensure_frames(depth + 2):
                 return ("unknown", None, self.nodes)
             top = self.fstart[depth] + self.fcount[depth]

@@ -109,8 +109,20 @@ def solve_game(
 
 # The share of a bounded budget the compiled core's win-first phase (``core.compiled_win_first``)
 # gets before its complete search, by variant (default ``COMPILED_WIN_FIRST``).
+# As the pure-Python pipeline's shares (``family.WIN_FIRST_SHARES``, ``winfirst_plain``): none
+# in Scorpion, Scorpion II and Wasp, whose complete search decides nearly every deal; little in
+# Three Blind Mice, where most deals are lost.
 COMPILED_WIN_FIRST = 0.5
-COMPILED_WIN_FIRST_SHARES: dict[str, float] = {}
+COMPILED_WIN_FIRST_SHARES: dict[str, float] = {
+    "scorpion": 0.0,
+    "scorpion-ii": 0.0,
+    "wasp": 0.0,
+    "wasp-ii": 0.25,
+    "three-blind-mice": 0.05,
+    "double-scorpion": 0.9,
+    "triple-scorpion": 0.9,
+    "scorpion-tail": 0.9,
+}
 
 
 def compiled_win_first_share(variant: Variant) -> float:
