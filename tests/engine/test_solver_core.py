@@ -127,3 +127,49 @@ def test_a_deal_is_decided_the_same_by_both_cores(variant: str) -> None:
         if "unknown" not in verdicts.values():
             assert verdicts["py"] == verdicts["c"], number
     assert decided["c"] and decided["py"]
+
+
+def _search(game: Game, cols: list[list[int]], hidden: list[int], stock: list[int]) -> object:
+    v = game.variant
+    return core._core.Search(  # type: ignore[union-attr]
+        cols, hidden, stock, [], [], 0, v.stock, v.empty_accepts_any, v.alternate, v.decks, 4
+    )
+
+
+def test_the_key_merges_exactly_the_interchangeable_columns() -> None:
+    """Before the deal the columns it reaches are told apart and the others are not; after
+    it every column is interchangeable; a face-down count or a card changes the key."""
+    game = Game.new("scorpion", deal_from_number(5))
+    cols = [list(c) for c in game.cols]
+    hidden = list(game.hidden)
+    stock = list(game.stock)
+
+    def key(order: list[int], st: list[int], hid: list[int] | None = None) -> object:
+        h = hid if hid is not None else hidden
+        return _search(game, [cols[i] for i in order], [h[i] for i in order], st).key()  # type: ignore[attr-defined]
+
+    same = key(list(range(7)), stock)
+    assert key([0, 1, 2, 3, 4, 6, 5], stock) == same  # columns 4-7 are alike before the deal
+    assert key([1, 0, 2, 3, 4, 5, 6], stock) != same  # the deal reaches columns 1-3
+    assert key([1, 0, 2, 3, 4, 5, 6], []) == key(list(range(7)), [])  # after it all are alike
+    assert key(list(range(7)), []) != same  # the stock counts
+    assert key(list(range(7)), stock, [2, 3, 3, 3, 0, 0, 0]) != same  # a face-down card
+
+
+def test_without_the_extension_the_python_search_answers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checkout whose extension is not built still answers (pure Python), says so once in
+    the log, and ``SOLVER_CORE=c`` refuses clearly."""
+    game = Game.new("scorpion-ii", deal_from_number(13, "scorpion-ii"))
+    built = api.analyse(game, max_nodes=50_000)
+    monkeypatch.setattr(core, "_core", None)
+    monkeypatch.setattr(core, "_warned", False)
+    monkeypatch.delenv("SOLVER_CORE", raising=False)
+    with caplog.at_level("WARNING"):
+        fallback = api.analyse(game, max_nodes=50_000)
+    assert fallback.verdict == built.verdict != "unknown"
+    assert "not built" in caplog.text
+    monkeypatch.setenv("SOLVER_CORE", "c")
+    with pytest.raises(RuntimeError, match="not built"):
+        api.analyse(game, max_nodes=1_000)

@@ -76,8 +76,12 @@ def solve_game(
     prune: bool = True,
     clock: Clock = WALL_TIME,
     win_first: bool = True,
+    compiled: bool | None = None,
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
+
+    ``compiled``: run the compiled core (``core.py``; ``None``: as ``SOLVER_CORE`` says, the
+    compiled core when built) or the pure-Python pipeline described below (``False``).
 
     The four plain variants use the fast search of ``search.py`` (in Wasp II after the
     win-first phase of ``winfirst_plain.py``), every other variant the
@@ -88,7 +92,7 @@ def solve_game(
     (``grading.py``).
     """
     check_solvable(game.variant)
-    if core.use_compiled():
+    if core.use_compiled() if compiled is None else compiled:
         return _with_compiled_core(
             game,
             max_seconds=max_seconds,
