@@ -32,6 +32,11 @@ except ImportError:  # depends on the build: the app falls back to the pure-Pyth
 
 _warned = False
 
+# The most slots the complete search's transposition table may grow to (16 bytes each): 2^25,
+# 512 MiB, holds ~30 million positions (Scorpion's hardest deal of 1-400,000, 119,787, took 19
+# million). The app's solver processes lower it (``app/solver_worker.py``).
+MAX_TABLE_ENTRIES = 1 << 25
+
 
 def available() -> bool:
     """True when the compiled core is built."""
@@ -101,14 +106,14 @@ def compiled_search(
     max_nodes: int | None,
     prune: bool = True,
     clock: Clock = WALL_TIME,
-    max_entries: int = 1 << 25,
+    max_entries: int | None = None,
 ) -> SearchResult:
     """The complete search of ``game``'s position in the compiled core (NOT verified: the
     caller replays a win's line). ``prune=False``: no sure joins (plain exhaustive search).
-    ``max_entries``: the most positions its transposition table may hold (16 bytes each);
-    when it is full the answer is ``"unknown"``."""
+    ``max_entries``: the slots its transposition table may grow to (16 bytes each; ``None``:
+    ``MAX_TABLE_ENTRIES``); when 90% are taken the answer is ``"unknown"``."""
     start = clock()
-    s = _new_search(game, prune, max_entries)
+    s = _new_search(game, prune, MAX_TABLE_ENTRIES if max_entries is None else max_entries)
     deadline = start + (max_seconds if max_seconds is not None else 1e12)
     verdict, line, nodes = s.run(deadline, clock, max_nodes if max_nodes is not None else 1 << 62)
     elapsed = clock() - start
