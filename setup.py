@@ -15,6 +15,9 @@ setup(
                 "app.engine.solver._core",
                 ["app/engine/solver/_core.pyx"],
                 extra_compile_args=["-O3"],
+                # a machine without a C compiler or Python's headers (Debian: gcc,
+                # python3-dev) still installs, and runs the pure-Python search
+                optional=True,
             )
         ],
         compiler_directives={"language_level": "3"},
