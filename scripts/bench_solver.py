@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import ALL_VARIANTS, Game, deal_from_number, parse_deal  # noqa: E402
 from app.engine.solver import core  # noqa: E402
-from app.engine.solver.api import _start_proof, solve_deal, solve_game  # noqa: E402
+from app.engine.solver.api import solve_deal, solve_game, start_proof  # noqa: E402
 from app.engine.solver.progress import Progress  # noqa: E402
 from app.engine.solver.runner import DealResult, solve_numbers  # noqa: E402
 from app.engine.solver.search import CPU_TIME  # noqa: E402
@@ -115,7 +115,7 @@ def speed_deals(variant: str, start: int, count: int) -> list[int]:
     n = start
     while len(out) < count and n < start + 50 * count:
         game = Game.new(variant, deal_from_number(n, variant))
-        if not _start_proof(game):
+        if not start_proof(game):
             out.append(n)
         n += 1
     return out

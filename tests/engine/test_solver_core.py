@@ -61,13 +61,8 @@ def test_compiled_core_agrees_with_the_python_search(variant: str) -> None:
     both = wins = losses = 0
     for game in _positions(variant, rng):
         c = core.compiled_search(game, max_seconds=None, max_nodes=NODES)
-        py = api._pure_python(
-            game,
-            max_seconds=None,
-            max_nodes=NODES,
-            prune=True,
-            clock=api.WALL_TIME,
-            win_first=False,
+        py = api.solve_game(
+            game, max_seconds=None, max_nodes=NODES, win_first=False, compiled=False
         )
         if c.verdict == "win":
             _check_win(game, c.line, "the compiled core")

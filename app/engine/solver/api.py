@@ -133,7 +133,7 @@ def compiled_win_first_share(variant: Variant) -> float:
     return COMPILED_WIN_FIRST_SHARES.get(variant.name, COMPILED_WIN_FIRST)
 
 
-def _start_proof(game: Game) -> str:
+def start_proof(game: Game) -> str:
     """The proof of loss of the position itself (the pure-Python searches' first step)."""
     if game.variant.plain:
         return dead_reason(Position.from_game(game))
@@ -158,7 +158,7 @@ def _with_compiled_core(
     if game.won:
         return SearchResult("win", [], 0, 0.0)
     if prune:
-        reason = _start_proof(game)
+        reason = start_proof(game)
         if reason:
             return SearchResult("loss", None, 0, clock() - start, reason)
     share = compiled_win_first_share(game.variant) if win_first and prune else 0.0
