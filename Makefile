@@ -55,9 +55,12 @@ bench-load: $(PY)
 # The solver: Solvitaire's 200 anchor deals (Scorpion only), then 5,000 of our deal numbers
 # (COUNT=... to change) of VARIANT (default scorpion; any id of the family), BUDGET seconds per
 # deal (default 10), one core; decided shares, median/p90/p99 times, peak memory.
+# SOLVER_CORE=py|c|both (default both): the pure-Python search, the compiled core (Cython,
+# built by pip install -e .) or both side by side, each first timed per node on its own.
 bench-solver: $(PY)
+	$(PIP) install -q -e .
 	$(PY) scripts/bench_solver.py --count $(or $(COUNT),5000) --variant $(or $(VARIANT),scorpion) \
-		--budget $(or $(BUDGET),10)
+		--budget $(or $(BUDGET),10) --core $(or $(SOLVER_CORE),both)
 
 # Live races: 200 event streams held open on loopback (2 workers; PostgreSQL if reachable,
 # else SQLite): memory per stream and delivery latency. SQLITE=1 forces SQLite.

@@ -15,7 +15,12 @@ import threading
 import time
 
 from app.engine import Action, Game
-from app.engine.solver import analyse
+from app.engine.solver import analyse, core
+
+# The compiled search's table in a solver process of the app: at most 2^24 slots (256 MiB,
+# ~15 million positions; the default 3 s budget reaches some 2-6 million at 0.7-2 million a
+# second); when it is full, the answer is "unknown" (the table only grows as it fills).
+core.MAX_TABLE_ENTRIES = 1 << 24
 
 # Below this much time left, a question is answered "unknown" without starting the search.
 MIN_SEARCH_SECONDS = 0.005

@@ -8,18 +8,27 @@ times, the slowest deal, peak memory, and Solvitaire's figures on the anchors.
     python scripts/bench_solver.py [--count 5000] [--start 1] [--variant scorpion]
                                    [--budget 10] [--retry-budget 60] [--jobs 1]
                                    [--deals "26 115 140" | --deals @file]
+                                   [--core py|c|both] [--speed-deals 20]
 
 One process per job; with ``--jobs 1`` (the default) the times are those of a single core.
 ``--deals`` runs the listed deal numbers instead of the range (``@file``: read them from a
 file, separated by white space), e.g. the undecided deals of an earlier run.
 ``--retry-budget`` re-runs the deals left undecided with a longer budget (the issue's "every
 deal within 60 s").
+
+``--core`` picks the complete search (``SOLVER_CORE``, ``app/engine/solver/core.py``): ``py``
+the pure-Python searches, ``c`` the compiled core, ``both`` (the default) runs everything
+once with each, side by side. First, for each core, the seconds per node of the complete
+search alone (no win-first phase, pruning on) on the first ``--speed-deals`` deals of the range,
+each with the same node budget (``--speed-nodes``): nodes per second, and the ratio (deals the
+proof of loss decides at the start, expanding nothing, are left out).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -30,8 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import ALL_VARIANTS, parse_deal  # noqa: E402
-from app.engine.solver.api import solve_deal  # noqa: E402
+from app.engine import ALL_VARIANTS, Game, deal_from_number, parse_deal  # noqa: E402
+from app.engine.solver import core  # noqa: E402
+from app.engine.solver.api import solve_deal, solve_game, start_proof  # noqa: E402
 from app.engine.solver.progress import Progress  # noqa: E402
 from app.engine.solver.runner import DealResult, solve_numbers  # noqa: E402
 from app.engine.solver.search import CPU_TIME  # noqa: E402
@@ -98,6 +108,32 @@ def anchors(budget: float) -> Iterator[tuple[dict[str, object], str, float]]:
         yield row, a.verdict, a.seconds
 
 
+def speed_deals(variant: str, start: int, count: int) -> list[int]:
+    """The first ``count`` deal numbers from ``start`` that need a search (the proof of loss
+    at the start does not decide them): the same for both cores."""
+    out: list[int] = []
+    n = start
+    while len(out) < count and n < start + 50 * count:
+        game = Game.new(variant, deal_from_number(n, variant))
+        if not start_proof(game):
+            out.append(n)
+        n += 1
+    return out
+
+
+def node_speed(variant: str, numbers: list[int], nodes: int) -> tuple[int, float]:
+    """(nodes, CPU seconds) of the complete search alone on each deal, ``nodes`` at most each,
+    with the core ``SOLVER_CORE`` names."""
+    total_nodes = 0
+    total_s = 0.0
+    for n in numbers:
+        game = Game.new(variant, deal_from_number(n, variant))
+        r = solve_game(game, max_seconds=None, max_nodes=nodes, clock=CPU_TIME, win_first=False)
+        total_nodes += r.nodes
+        total_s += r.seconds
+    return total_nodes, total_s
+
+
 def main() -> int:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -111,11 +147,61 @@ def main() -> int:
     p.add_argument(
         "--deals", type=str, default="", help="deal numbers (or @file) instead of the range"
     )
+    p.add_argument(
+        "--core",
+        choices=["py", "c", "both"],
+        default=os.environ.get("SOLVER_CORE", "both") or "both",
+        help="the complete search: pure Python, the compiled core, or both side by side",
+    )
+    p.add_argument("--speed-deals", type=int, default=20)
+    p.add_argument("--speed-nodes", type=int, default=20_000)
     p.add_argument("--skip-anchors", action="store_true")
     p.add_argument("--json", type=str, default="", help="also write the figures here")
     args = p.parse_args()
-    out: dict[str, object] = {}
+    cores = ["py", "c"] if args.core == "both" else [args.core]
+    if "c" in cores and not core.available():
+        print("the compiled core is not built (pip install -e .): pure Python only")
+        cores = ["py"]
+    if len(cores) == 1:
+        os.environ["SOLVER_CORE"] = cores[0]
+        run(args, cores[0])
+        return 0
+    speeds: dict[str, float] = {}
+    figures: dict[str, object] = {}
+    for which in cores:
+        os.environ["SOLVER_CORE"] = which
+        print(f"\n######## SOLVER_CORE={which}")
+        figures[which] = run(args, which, speeds)
+    if len(speeds) == 2 and speeds["py"] > 0:
+        print(
+            f"\n== side by side: complete search {speeds['py']:,.0f} nodes/s (py), "
+            f"{speeds['c']:,.0f} nodes/s (c): {speeds['c'] / speeds['py']:.1f}x fewer "
+            "seconds per node"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def run(
+    args: argparse.Namespace, which: str, speeds: dict[str, float] | None = None
+) -> dict[str, object]:
+    """One core's whole benchmark (``main``); its figures."""
+    out: dict[str, object] = {"core": which}
     started = time.monotonic()
+    first = speed_deals(args.variant, args.start, args.speed_deals)
+    if first:
+        nodes, secs = node_speed(args.variant, first, args.speed_nodes)
+        rate = nodes / secs if secs > 0 else 0.0
+        print(
+            f"== {which}: the complete search alone on {len(first)} deals from {first[0]} "
+            f"to {first[-1]} not proved lost at the start (at most {args.speed_nodes:,} nodes "
+            f"each): {nodes:,} nodes in {secs:.2f} s of CPU, "
+            f"{rate:,.0f} nodes/s ({1e6 / rate if rate else float('nan'):.2f} us per node)"
+        )
+        out["nodes_per_s"] = rate
+        if speeds is not None:
+            speeds[which] = rate
 
     if not args.skip_anchors and args.variant == "scorpion":
         rows = []
@@ -182,9 +268,9 @@ def main() -> int:
     print(f"\npeak memory (max resident set of one process): {peak / 1024:.0f} MiB")
     print(f"wall time {time.monotonic() - started:.0f} s")
     out["peak_mib"] = peak / 1024
-    if args.json:
+    if args.json and speeds is None:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
-    return 0
+    return out
 
 
 if __name__ == "__main__":

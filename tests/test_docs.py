@@ -26,13 +26,23 @@ _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # http:, https:, mailto:, ...
 
 
+def _built(path: Path) -> bool:
+    """What ``pip install -e .`` builds from a ``.pyx`` (the compiled solver core): never
+    committed, and its build paths are the machine's, not links."""
+    return path.suffix in (".so", ".pyd") or (
+        path.suffix in (".c", ".html") and path.with_suffix(".pyx").exists()
+    )
+
+
 def _files(names: tuple[str, ...], pattern: str) -> list[Path]:
     found: list[Path] = []
     for name in names:
         path = ROOT / name
         if path.is_dir():
             found += sorted(
-                p for p in path.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts
+                p
+                for p in path.rglob(pattern)
+                if p.is_file() and "__pycache__" not in p.parts and not _built(p)
             )
         elif path.is_file():
             found.append(path)

@@ -17,6 +17,14 @@ import pytest
 from app.engine import Game, parse_deal
 from app.engine.solver import solve_deal
 
+
+@pytest.fixture(autouse=True)
+def _pure_python_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the pure-Python reference pipeline (its node counts and budget
+    shares); ``test_solver_core.py`` holds the compiled core to it."""
+    monkeypatch.setenv("SOLVER_CORE", "py")
+
+
 FILE = Path(__file__).with_name("test_solver_data") / "solvitaire-scorpion-200.jsonl"
 ROWS = [json.loads(line) for line in FILE.read_text().splitlines()]
 

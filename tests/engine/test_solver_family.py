@@ -24,6 +24,14 @@ from app.engine.solver.family_search import FamilySearch, ProofSchedule
 from app.engine.solver.search import run_search
 from tests.support.brute import brute_force, small_position
 
+
+@pytest.fixture(autouse=True)
+def _pure_python_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the pure-Python reference pipeline (its node counts and budget
+    shares); ``test_solver_core.py`` holds the compiled core to it."""
+    monkeypatch.setenv("SOLVER_CORE", "py")
+
+
 VARIANT_IDS = list(ALL_VARIANTS)
 
 

@@ -17,6 +17,14 @@ from app.engine.solver.api import solve_game
 from app.engine.solver.search import Position, SearchResult, solve
 from app.engine.solver.winfirst_plain import VARIANTS, solve_plain, win_first
 
+
+@pytest.fixture(autouse=True)
+def _pure_python_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the pure-Python reference pipeline (its node counts and budget
+    shares); ``test_solver_core.py`` holds the compiled core to it."""
+    monkeypatch.setenv("SOLVER_CORE", "py")
+
+
 WASPS = ["wasp", "wasp-ii"]
 NODES = 3_000  # per deal and search: a short budget, counted in nodes to be deterministic
 

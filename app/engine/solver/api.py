@@ -7,8 +7,19 @@ from dataclasses import dataclass
 from ..deals import Deal
 from ..game import Action, Game
 from ..variants import Variant, get_variant
+from . import core
 from .family import solve_family
-from .search import WALL_TIME, Clock, Position, SearchResult, Verdict, check_solvable
+from .family_search import FamilySearch
+from .search import (
+    WALL_TIME,
+    Clock,
+    Position,
+    SearchResult,
+    Verdict,
+    check_solvable,
+    dead_reason,
+)
+from .winfirst import phase_then_complete
 from .winfirst_plain import WIN_FIRST_SHARE as PLAIN_WIN_FIRST_SHARE
 from .winfirst_plain import solve_plain
 
@@ -65,8 +76,12 @@ def solve_game(
     prune: bool = True,
     clock: Clock = WALL_TIME,
     win_first: bool = True,
+    compiled: bool | None = None,
 ) -> SearchResult:
     """Search ``game``'s position with the search that covers its variant (NOT verified).
+
+    ``compiled``: run the compiled core (``core.py``; ``None``: as ``SOLVER_CORE`` says, the
+    compiled core when built) or the pure-Python pipeline described below (``False``).
 
     The four plain variants use the fast search of ``search.py`` (in Wasp II after the
     win-first phase of ``winfirst_plain.py``), every other variant the
@@ -77,6 +92,109 @@ def solve_game(
     (``grading.py``).
     """
     check_solvable(game.variant)
+    if core.use_compiled() if compiled is None else compiled:
+        return _with_compiled_core(
+            game,
+            max_seconds=max_seconds,
+            max_nodes=max_nodes,
+            prune=prune,
+            clock=clock,
+            win_first=win_first,
+        )
+    return _pure_python(
+        game,
+        max_seconds=max_seconds,
+        max_nodes=max_nodes,
+        prune=prune,
+        clock=clock,
+        win_first=win_first,
+    )
+
+
+# The share of a bounded budget the compiled core's win-first phase (``core.compiled_win_first``)
+# gets before its complete search, by variant (default ``COMPILED_WIN_FIRST``).
+# As the pure-Python pipeline's shares (``family.WIN_FIRST_SHARES``, ``winfirst_plain``): none
+# in Scorpion, Scorpion II and Wasp, whose complete search decides nearly every deal; little in
+# Three Blind Mice, where most deals are lost.
+COMPILED_WIN_FIRST = 0.5
+COMPILED_WIN_FIRST_SHARES: dict[str, float] = {
+    "scorpion": 0.0,
+    "scorpion-ii": 0.0,
+    "wasp": 0.0,
+    "wasp-ii": 0.25,
+    "three-blind-mice": 0.05,
+    "double-scorpion": 0.9,
+    "triple-scorpion": 0.9,
+    "scorpion-tail": 0.9,
+}
+
+
+def compiled_win_first_share(variant: Variant) -> float:
+    return COMPILED_WIN_FIRST_SHARES.get(variant.name, COMPILED_WIN_FIRST)
+
+
+def start_proof(game: Game) -> str:
+    """The proof of loss of the position itself (the pure-Python searches' first step)."""
+    if game.variant.plain:
+        return dead_reason(Position.from_game(game))
+    s = FamilySearch(game)
+    return s.dead_reason() if s.prove else ""
+
+
+def _with_compiled_core(
+    game: Game,
+    *,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    prune: bool,
+    clock: Clock,
+    win_first: bool,
+) -> SearchResult:
+    """The proof of loss at the start (pure Python, once), then, in a bounded budget, the
+    compiled win-first phase with ``compiled_win_first_share`` of it (it may only answer a
+    win), then the compiled core's complete search (``core.py``) with the rest: only the
+    proof or the exhaustive search answers "loss"."""
+    start = clock()
+    if game.won:
+        return SearchResult("win", [], 0, 0.0)
+    if prune:
+        reason = start_proof(game)
+        if reason:
+            return SearchResult("loss", None, 0, clock() - start, reason)
+    share = compiled_win_first_share(game.variant) if win_first and prune else 0.0
+
+    def complete(seconds: float | None, nodes: int | None) -> SearchResult:
+        return core.compiled_search(
+            game, max_seconds=seconds, max_nodes=nodes, prune=prune, clock=clock
+        )
+
+    if share > 0 and (max_seconds or max_nodes):
+        return phase_then_complete(
+            lambda end, cap: core.compiled_win_first(game, end, cap, clock),
+            complete,
+            start,
+            max_seconds,
+            max_nodes,
+            share,
+            clock,
+        )
+    r = complete(
+        None if max_seconds is None else max(0.0, max_seconds - (clock() - start)), max_nodes
+    )
+    r.seconds = clock() - start
+    return r
+
+
+def _pure_python(
+    game: Game,
+    *,
+    max_seconds: float | None,
+    max_nodes: int | None,
+    prune: bool,
+    clock: Clock,
+    win_first: bool,
+) -> SearchResult:
+    """The pure-Python pipeline (the reference: ``SOLVER_CORE=py``)."""
     if game.variant.plain:
         return solve_plain(
             Position.from_game(game),

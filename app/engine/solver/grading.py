@@ -231,7 +231,8 @@ def opening_share(variant: str, deal: Deal, max_nodes: int = OPENING_NODES) -> f
             g.move(*m)
         # the complete search alone, as when the shipped catalogs were graded: the family's
         # win-first phase would take half of these few nodes and change the measure
-        r = solve_game(g, max_seconds=None, max_nodes=max_nodes, win_first=False)
+        # (the pure-Python search: the measure was defined by its node counts)
+        r = solve_game(g, max_seconds=None, max_nodes=max_nodes, win_first=False, compiled=False)
         outcomes.append({"win": 1.0, "unknown": 0.5}.get(r.verdict, 0.0))
         g.undo()
     return sum(outcomes) / len(outcomes) if outcomes else 0.0
