@@ -39,7 +39,6 @@ from app.db.session import begin_write
 from .clients import count_new_player
 from .errors import PlayerDeleted
 
-
 # The requesting browser: (its device id, its User-Agent), set by the web layer for the
 # request (``app.web.front``). A player row made by the request gets that device as its first
 # (``app/services/devices.py``); outside a request (scripts, tests of services): ``first``.

@@ -34,7 +34,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, and_, bindparam, delete, select, update
+from sqlalchemy import Connection, String, and_, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
@@ -104,7 +104,7 @@ _CONFIRMED: OrderedDict[tuple[str, str], float] = OrderedDict()
 _CONFIRMED_KEPT = 20_000
 _CONFIRMED_LOCK = threading.Lock()
 
-_P, _D = bindparam("p"), bindparam("d")
+_P, _D = bindparam("p", type_=String()), bindparam("d", type_=String())
 # One statement, two primary-key lookups: no row, a new visitor; a row without the device,
 # a removed one.
 _STANDING = (
@@ -260,9 +260,7 @@ def code_hash(code: str, settings: Settings | None = None) -> str:
     return hmac.new(key, b"link-code:" + code.encode(), hashlib.sha256).hexdigest()
 
 
-_PLAYER_COUNT = window_upsert(
-    "rate_limits", "player_id", "VALUES (:key, :scope, :window_start, 1)"
-)
+_PLAYER_COUNT = window_upsert("rate_limits", "player_id", "VALUES (:key, :scope, :window_start, 1)")
 _ADDRESS_COUNT = window_upsert(
     "address_counters", "address_key", "VALUES (:key, :scope, :window_start, 1)"
 )
@@ -288,9 +286,7 @@ def make_link_code(
     with write_tx(db):
         ensure_player(db, player_id)
         if settings.rate_limits_enabled:
-            counted, started = _over(
-                db, _PLAYER_COUNT, player_id, "link-make", now.timestamp()
-            )
+            counted, started = _over(db, _PLAYER_COUNT, player_id, "link-make", now.timestamp())
             limit = settings.link_codes_per_window
             if counted > limit:
                 wait = retry_after(started, LINK_WINDOW_SECONDS, now.timestamp())

@@ -5,8 +5,9 @@ Identity: a player is an anonymous id (192 random bits) held in a signed (itsdan
 (``COOKIE_SECURE``). The cookie carries ``<player id>:<device id>``: each browser that
 reaches the player is one of its devices (``app/services/devices.py``); a cookie from before
 devices carries the player id alone and stands for the device ``first``. A cookie whose
-device was removed is treated as no cookie (``app.web.front`` asks ``devices.standing``). ``identify`` (in the one ASGI middleware, ``app.web.front``)
-reads it on every request, or makes a new id when the request has none (or a forged one),
+device was removed is treated as no cookie (``app.web.front`` asks ``devices.standing``).
+``identify`` (in the one ASGI middleware, ``app.web.front``) reads it on every request, or
+makes a new id when the request has none (or a forged one),
 and the cookie is set on the response, whatever the response is. A cookie's signature and a
 player's CSRF token are computed once per process (``lru_cache``), not on every request.
 The player's database row is created lazily by the first service that writes, so a
@@ -380,7 +381,8 @@ def become_device(request: Request, response: Response, player_id: str, device_i
     """After linking: the browser's cookie now names device ``device_id`` of ``player_id``
     (instead of any new player's cookie the middleware would set)."""
     request.scope.setdefault("state", {})["identity_cleared"] = True
-    response.headers.append("set-cookie", player_cookie(request, get_settings(), player_id, device_id))
+    header = player_cookie(request, get_settings(), player_id, device_id)
+    response.headers.append("set-cookie", header)
 
 
 def clear_identity(request: Request, response: Response) -> None:

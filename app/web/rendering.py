@@ -75,6 +75,13 @@ templates = Jinja2Blocks(
 )
 
 
+if "jinja2.ext.InternationalizationExtension" not in templates.env.extensions:
+    # ``_("...")`` in the templates: the texts a translation catalog may take (the catalogs
+    # themselves come with the translations; until then the texts read as written).
+    templates.env.add_extension("jinja2.ext.i18n")
+    templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+
+
 def static_url(path: str) -> str:
     """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes
     (``app/web/static_files.py``)."""
