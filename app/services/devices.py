@@ -1,9 +1,10 @@
 """One player on several devices, without accounts (issue 33).
 
-A player is anonymous; each browser that reaches it is a *device*, and its signed cookie
-carries the player id and the device id (``app.web.deps``). A cookie from before devices
-holds the player id alone: it stands for the device ``first`` (migration 0012 made that row
-for every existing player).
+A player is anonymous; each browser that reaches it is a *device*, named by its signed
+cookie (``app.web.deps``). A player's first browser is the device ``first``, whose cookie
+holds the player id alone (as every cookie did before devices: migration 0012 made that row
+for every existing player); a linked browser's cookie holds the player id and its own device
+id.
 
 - ``standing``: whether a cookie's device still reaches its player, on every request that is
   not in the in-process cache (``confirmed``): one statement of two primary-key lookups. A
@@ -121,6 +122,11 @@ def confirmed(player_id: str, device_id: str, now: float | None = None) -> bool:
     with _CONFIRMED_LOCK:
         until = _CONFIRMED.get(key)
     return until is not None and until > (time.monotonic() if now is None else now)
+
+
+def confirm_new(player_id: str, device_id: str) -> None:
+    """A cookie just made (a new player: no rows yet) stands: nothing to look up."""
+    _confirm(player_id, device_id)
 
 
 def _confirm(player_id: str, device_id: str) -> None:

@@ -2,9 +2,11 @@
 
 Identity: a player is an anonymous id (192 random bits) held in a signed (itsdangerous,
 ``SECRET_KEY``), HttpOnly, SameSite=Lax cookie; Secure when the request came over https
-(``COOKIE_SECURE``). The cookie carries ``<player id>:<device id>``: each browser that
-reaches the player is one of its devices (``app/services/devices.py``); a cookie from before
-devices carries the player id alone and stands for the device ``first``. A cookie whose
+(``COOKIE_SECURE``). Each browser that reaches the player is one of its devices
+(``app/services/devices.py``): the first one's cookie carries the player id alone (the device
+``first``: the cookies from before devices are such cookies, and a player row made by a
+service outside a browser's request gets that device too), a linked device's carries
+``<player id>:<device id>``. A cookie whose
 device was removed is treated as no cookie (``app.web.front`` asks ``devices.standing``).
 ``identify`` (in the one ASGI middleware, ``app.web.front``) reads it on every request, or
 makes a new id when the request has none (or a forged one),
@@ -45,7 +47,6 @@ from app.config import Settings, get_settings
 from app.db.session import request_session
 from app.services import new_player_id
 from app.services.common import FIRST_DEVICE
-from app.services.devices import new_device_id
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -68,9 +69,9 @@ def _signer_for(secret_key: str) -> Signer:  # made once, not on every request
 def sign_player_id(
     player_id: str, settings: Settings | None = None, device_id: str | None = None
 ) -> str:
-    """The cookie value of (player, device); without a device, the form from before devices
-    (the device ``first``)."""
-    payload = player_id if device_id is None else f"{player_id}:{device_id}"
+    """The cookie value of (player, device); without a device (or the device ``first``): the
+    player id alone."""
+    payload = player_id if device_id in (None, FIRST_DEVICE) else f"{player_id}:{device_id}"
     return _signer(settings or get_settings()).sign(payload).decode()
 
 
@@ -170,7 +171,7 @@ def identify(
     found = None if fresh else read_cookie(value, settings)
     is_new = found is None
     if found is None:
-        player_id, device_id = new_player_id(), new_device_id()
+        player_id, device_id = new_player_id(), FIRST_DEVICE
     else:
         player_id, device_id = found
     state = scope.setdefault("state", {})

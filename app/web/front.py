@@ -229,6 +229,8 @@ class FrontMiddleware:
                 )
                 if not stands:  # a removed device: a new anonymous player from now on
                     identity = identify(scope, cookie_text, settings, fresh=True)
+            if identity.is_new:
+                devices.confirm_new(identity.player_id, identity.device_id)
             device_token = current_device.set((identity.device_id, agent))
             new_cookie = identity.new_cookie
             state = scope["state"]

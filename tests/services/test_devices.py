@@ -183,8 +183,8 @@ def test_standing_of_new_known_and_removed_devices(db: Session, engine: Engine) 
     owner = player_with_game(db, "phone")
     assert stands(engine, owner, "phone")
     assert not stands(engine, owner, "never-linked")
-    # A cookie from before devices is the device "first", which the migration made; a player
-    # made since then has no such device.
+    # A cookie holding the player id alone is the device "first": this player's first
+    # browser was the device "phone", so it has no such device.
     assert not stands(engine, owner, "first")
     devices.remove_device(db, owner, "phone")
     assert not stands(engine, owner, "phone")
