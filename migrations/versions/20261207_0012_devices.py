@@ -12,7 +12,6 @@ Revision ID: 0012, revising 0011 (2026-12-07).
 import sqlalchemy as sa
 from alembic import op
 
-
 revision, down_revision = "0012", "0011"
 branch_labels = depends_on = None
 

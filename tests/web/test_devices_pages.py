@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import pytest
-import segno
 from fastapi import FastAPI
 from sqlalchemy import Engine
 
