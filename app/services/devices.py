@@ -368,10 +368,15 @@ def link_device(
             raise InvalidRequest(
                 f"A link code has {CODE_LENGTH} letters and digits, like ABCD-EFGH."
             )
-        row = db.get(LinkCode, code_hash(normalised, settings))
+        hashed = code_hash(normalised, settings)
+        row = db.execute(
+            select(LinkCode.player_id, LinkCode.expires_at)
+            .where(LinkCode.code_hash == hashed)
+            .with_for_update()  # (PostgreSQL: a second use of the code waits, then finds none)
+        ).first()
         if row is None or row.expires_at <= now:
             if row is not None:
-                db.delete(row)
+                db.execute(delete(LinkCode).where(LinkCode.code_hash == hashed))
             raise InvalidRequest(WRONG_CODE)
         if row.player_id == player_id:
             raise InvalidRequest("This device is already linked to that player.")
@@ -380,8 +385,10 @@ def link_device(
                 "This device has games or results of its own. Tick the box to confirm that "
                 "you leave them behind."
             )
-        target = row.player_id
-        db.delete(row)  # single use
+        target = str(row.player_id)
+        used = db.execute(delete(LinkCode).where(LinkCode.code_hash == hashed))  # single use
+        if int(getattr(used, "rowcount", 0) or 0) != 1:
+            raise InvalidRequest(WRONG_CODE)
         new_id = new_device_id()
         insert_ignore(
             db,

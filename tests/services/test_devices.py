@@ -5,13 +5,14 @@ every device and code with it."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine, text
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from app import services
 from app.config import Settings, get_settings
@@ -258,3 +259,29 @@ def test_deleting_the_player_removes_devices_and_codes(db: Session, engine: Engi
 )
 def test_device_names(agent: str, name: str) -> None:
     assert devices.device_name(agent) == name
+
+
+def test_two_devices_racing_for_one_code_link_once(db: Session, engine: Engine) -> None:
+    owner = player_with_game(db)
+    issued = devices.make_link_code(db, owner, now=T0)
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def attempt() -> None:
+        session = sessionmaker(bind=engine, expire_on_commit=False)()
+        try:
+            barrier.wait()
+            devices.link_device(session, new_player(), "d", issued.code, now=T0)
+            outcomes.append("linked")
+        except InvalidRequest as refusal:
+            outcomes.append(refusal.message)
+        finally:
+            session.close()
+
+    threads = [threading.Thread(target=attempt) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(outcomes) == sorted(["linked"] + [devices.WRONG_CODE] * 3)
+    assert count_rows(engine, "devices", "player_id = :p", p=owner) == 2
