@@ -47,7 +47,8 @@ Environment variables (all optional in development):
   (default 5) and link codes one client address may enter, right or wrong (default 10), per
   10 minutes (``app/services/devices.py``); off with ``RATE_LIMITS=off``.
 - ``MAX_IMPORT_BYTES``: the largest data file the privacy page's import accepts (default
-  900000 bytes, at most 990000: the CSRF check reads a form body up to 1000000); the one route with a cap above ``MAX_BODY_BYTES``.
+  900000 bytes, at most 990000: the CSRF check reads a form body up to 1000000); the one
+  route with a cap above ``MAX_BODY_BYTES``.
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 - ``METRICS_ALLOW``: client addresses/networks (comma separated CIDRs, or ``*``) that may read
