@@ -291,6 +291,7 @@ def make_link_code(
     now = now or utcnow()
     with write_tx(db):
         ensure_player(db, player_id)
+        count_request(db, player_id, "actions")  # (every writing request counts)
         if settings.rate_limits_enabled:
             counted, started = _over(db, _PLAYER_COUNT, player_id, "link-make", now.timestamp())
             limit = settings.link_codes_per_window
@@ -363,6 +364,7 @@ def link_device(
                     limit,
                     wait,
                 )
+        count_request(db, player_id, "actions")  # (a player with a row: every write counts)
         normalised = normalise_code(code)
         if normalised is None:
             raise InvalidRequest(

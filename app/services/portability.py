@@ -56,7 +56,7 @@ from app.engine.variants import ALL_VARIANTS
 
 from .common import ensure_player, read_tx, write_tx
 from .errors import InvalidRequest
-from .ratelimit import count as count_request
+from .ratelimit import consume
 
 FORMAT = "scorpion-player-data"
 VERSION = 1
@@ -504,10 +504,17 @@ def import_player_data(
     raw: bytes,
     *,
     confirmed: bool,
+    chosen: bool = True,
     settings: Settings | None = None,
 ) -> ImportSummary:
-    """Replace the player's data with the data file's (module notes), in one transaction."""
+    """Replace the player's data with the data file's (module notes), in one transaction
+    (``chosen``: False when the form came without a file)."""
     settings = settings or get_settings()
+    # Counted first, in a transaction of its own: checking the file replays every game, CPU
+    # work that must not hold the write lock (as a solver question, ``consume``).
+    consume(db, player_id, "actions")
+    if not chosen:
+        raise _refuse("Choose the data file to import.")
     document = read_document(raw, settings)
     if not confirmed:
         raise _refuse(
@@ -516,7 +523,6 @@ def import_player_data(
         )
     with write_tx(db):
         prefs = ensure_player(db, player_id)
-        count_request(db, player_id, "actions")
         _clear(db, player_id)
         return _write(db, player_id, prefs, document, settings)
 

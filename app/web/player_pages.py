@@ -285,9 +285,9 @@ async def import_data(page: Page) -> Response:
 def _import(page: Page, raw: bytes, confirmed: bool, uploaded: bool) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
-        if not uploaded or not raw:
-            raise portability.ImportRefused("Choose the data file to import. Nothing was changed.")
-        portability.import_player_data(db, player, raw, confirmed=confirmed)
+        portability.import_player_data(
+            db, player, raw if uploaded else b"", confirmed=confirmed, chosen=uploaded
+        )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
         ctx.update(import_error=exc.message, done=None)
