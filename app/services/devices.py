@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, String, and_, bindparam, delete, select, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
@@ -46,6 +47,7 @@ from .clients import current_address
 from .common import FIRST_DEVICE, ensure_player, insert_ignore, write_tx
 from .errors import InvalidRequest, NotFound, RateLimited, ServiceError
 from .ratelimit import count as count_request
+from .ratelimit import counted_tx
 from .windows import retry_after, window_start, window_upsert
 
 # Crockford's base32: no I, L, O or U (read as 1, 1, 0; U left out).
@@ -160,19 +162,21 @@ def standing(conn: Connection, player_id: str, device_id: str, user_agent: str =
     if last_seen is None:
         conn.rollback()
         return False  # removed
+    conn.rollback()
     now = utcnow()
     if name is None or now - last_seen >= LAST_SEEN_STEP:
         values: dict[str, object] = {"last_seen_at": now}
         if name is None:
             values["name"] = device_name(user_agent)
-        conn.execute(
-            update(Device)
-            .where(Device.player_id == player_id, Device.id == device_id)
-            .values(**values)
-        )
-        conn.commit()
-    else:
-        conn.rollback()
+        try:  # (a transaction of its own; a sighting is worth no error: busy, it waits)
+            conn.execute(
+                update(Device)
+                .where(Device.player_id == player_id, Device.id == device_id)
+                .values(**values)
+            )
+            conn.commit()
+        except OperationalError:
+            conn.rollback()
     _confirm(player_id, device_id)
     return True
 
@@ -212,8 +216,7 @@ def list_devices(db: Session, player_id: str, this_device: str) -> list[DeviceIn
 def remove_device(db: Session, player_id: str, device_id: str) -> None:
     """Remove one of the player's devices: its cookie no longer reaches the player (a new
     anonymous player on its next request). ``NotFound`` for a device not theirs."""
-    with write_tx(db):
-        count_request(db, player_id, "actions")
+    with counted_tx(db, player_id, "actions"):  # (a refusal commits the count alone)
         result = db.execute(
             delete(Device).where(Device.player_id == player_id, Device.id == device_id)
         )
