@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import uuid
 from typing import Any
 
 import pytest
@@ -259,3 +260,23 @@ def test_an_oversized_upload_is_refused_before_it_is_read(laptop: Browser, engin
     r = upload(laptop, b"{" + b" " * get_settings().max_import_bytes + b"}")
     assert r.status_code == 413
     assert "too large" in r.json()["detail"]
+
+
+def test_guessing_codes_is_throttled(
+    laptop: Browser, monkeypatch: pytest.MonkeyPatch, engine: Engine
+) -> None:
+    from app.config import get_settings
+
+    settings = get_settings()
+    monkeypatch.setattr(settings, "rate_limits", "on")
+    monkeypatch.setattr(settings, "link_tries_per_window", 2)
+    refresh(laptop, "/link")
+    # This test's own client address (the counters are per address, kept as a keyed hash).
+    headers = {"X-Forwarded-For": f"192.0.2.{uuid.uuid4().int % 250 + 1}"}
+    monkeypatch.setattr(settings, "trusted_proxies", "*")
+    for _ in range(2):
+        r = laptop.post("/link", {"code": "ABCD-EFGH"}, headers=headers)
+        assert r.status_code == 422
+    r = laptop.post("/link", {"code": "ABCD-EFGH"}, headers=headers)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+    assert "Too many link codes tried" in r.text and 'id="link-error"' in r.text
