@@ -29,7 +29,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, object]]:
     text = {
         403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
         404: "No such device of this player.",
-        422: "A malformed body, or a code that is wrong, used or expired: nothing changed.",
+        422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
         429: "Too many link codes made or entered: wait the Retry-After seconds.",
     }
     return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
@@ -58,7 +58,7 @@ def get_devices(request: Request, caller: CallerDep) -> DevicesOut:
     "/devices/{device}",
     status_code=204,
     response_class=Response,
-    responses=_errors(403, 404),
+    responses=_errors(403, 404, 422),
     summary="Remove a device: its cookie no longer reaches this player",
 )
 def delete_device(
