@@ -34,6 +34,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from anyio import to_thread
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import observability as obs
@@ -224,9 +226,15 @@ class FrontMiddleware:
             if not identity.is_new and not devices.confirmed(
                 identity.player_id, identity.device_id
             ):
-                stands = await to_thread.run_sync(
-                    _standing, identity.player_id, identity.device_id, agent
-                )
+                try:
+                    stands = await to_thread.run_sync(
+                        _standing, identity.player_id, identity.device_id, agent
+                    )
+                except (OperationalError, InterfaceError, SATimeoutError):
+                    # The database is down or busy: nothing can be read or written for anyone
+                    # now, and the request's own use of it answers the usual 503. Not confirmed:
+                    # asked again on the next request.
+                    stands = True
                 if not stands:  # a removed device: a new anonymous player from now on
                     identity = identify(scope, cookie_text, settings, fresh=True)
             if identity.is_new:

@@ -280,3 +280,28 @@ def test_guessing_codes_is_throttled(
     r = laptop.post("/link", {"code": "ABCD-EFGH"}, headers=headers)
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     assert "Too many link codes tried" in r.text and 'id="link-error"' in r.text
+
+
+def test_an_unreachable_database_does_not_fail_the_identity_check(
+    phone: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The device check cannot reach the database: the request goes on as the cookie says
+    (whatever it reads or writes then meets the database's own 503), and it is asked again
+    on the next request."""
+    from sqlalchemy.exc import OperationalError
+
+    from app.web import front
+
+    player = player_of(phone)
+    devices.forget(player)
+    calls: list[str] = []
+
+    def down(*args: object) -> bool:
+        calls.append("asked")
+        raise OperationalError("SELECT", {}, Exception("the database is down"))
+
+    monkeypatch.setattr(front, "_standing", down)
+    for _ in range(2):
+        r = phone.get("/api/session")
+        assert r.status_code == 200 and r.json()["player"] == player
+    assert calls == ["asked", "asked"]
