@@ -43,6 +43,12 @@ Environment variables (all optional in development):
   ``X-Forwarded-For`` address counts. These two are off with ``RATE_LIMITS=off``.
 - ``MAX_BODY_BYTES``: request bodies over this many bytes (default 65536) are refused with
   ``413`` before they are read, on every route (``app/web/body_limit.py``).
+- ``LINK_CODES_PER_WINDOW``, ``LINK_TRIES_PER_WINDOW``: link codes one player may make
+  (default 5) and link codes one client address may enter, right or wrong (default 10), per
+  10 minutes (``app/services/devices.py``); off with ``RATE_LIMITS=off``.
+- ``MAX_IMPORT_BYTES``: the largest data file the privacy page's import accepts (default
+  900000 bytes, at most 990000: the CSRF check reads a form body up to 1000000); the one
+  route with a cap above ``MAX_BODY_BYTES``.
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 - ``METRICS_ALLOW``: client addresses/networks (comma separated CIDRs, or ``*``) that may read
@@ -94,6 +100,11 @@ class Settings(BaseSettings):
     new_players_per_minute: int = Field(default=30, ge=1)
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Linking devices (app/services/devices.py): codes made per player and codes entered per
+    # client address, per 10 minutes; the import of a data file (app/services/portability.py).
+    link_codes_per_window: int = Field(default=5, ge=1)
+    link_tries_per_window: int = Field(default=10, ge=1)
+    max_import_bytes: int = Field(default=900_000, ge=1024, le=990_000)
     # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.
     metrics_allow: str = "127.0.0.1/8,::1"
     log_format: Literal["plain", "json"] = "plain"

@@ -29,6 +29,7 @@ from app.web import (
     analysis_pages,
     api,
     api_analysis,
+    devices_api,
     errors,
     pages,
     player_pages,
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
     app.include_router(together_api.router)  # profile, daily deal, challenges, races
     app.include_router(player_pages.router)  # statistics, privacy and settings
+    app.include_router(devices_api.router)  # devices, link codes, the data file
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
     app.include_router(together_pages.router)  # daily deal, challenges, live panels
     app.include_router(pwa.router)  # the web app's manifest, service worker, offline page

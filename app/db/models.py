@@ -80,6 +80,42 @@ class Player(Base):
     )
 
 
+class Device(Base):
+    """A browser that reaches a player: its cookie carries (player id, device id).
+
+    The first browser of a player is its first device; "Link another device" adds more
+    (``app/services/devices.py``). A cookie whose device row is gone while its player row
+    exists is cut off (a new anonymous player on its next request). ``id`` ``first`` is the
+    implicit device of a cookie from before devices (it holds the player id alone).
+    ``name`` is derived from the User-Agent ("Chromium on Linux"), NULL until known;
+    ``last_seen_at`` is kept to the hour.
+    """
+
+    __tablename__ = "devices"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class LinkCode(Base):
+    """A one-time code that links another device to the player: only its keyed hash
+    (HMAC-SHA256 with ``SECRET_KEY``) is kept, until it is used or ``expires_at``."""
+
+    __tablename__ = "link_codes"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class DeletedPlayer(Base):
     """A tombstone: the keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of a player id whose
     owner chose "Delete everything". The id itself is not kept; it can never come back."""

@@ -16,6 +16,7 @@ import hmac
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -25,11 +26,25 @@ from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.fast import Cursor, Fast
-from app.db.models import DeletedPlayer, Player, PlayerSettings, StatEvent, VariantStats, utcnow
+from app.db.models import (
+    DeletedPlayer,
+    Device,
+    Player,
+    PlayerSettings,
+    StatEvent,
+    VariantStats,
+    utcnow,
+)
 from app.db.session import begin_write
 
 from .clients import count_new_player
 from .errors import PlayerDeleted
+
+# The requesting browser: (its device id, its User-Agent), set by the web layer for the
+# request (``app.web.front``). A player row made by the request gets that device as its first
+# (``app/services/devices.py``); outside a request (scripts, tests of services): ``first``.
+current_device: ContextVar[tuple[str, str] | None] = ContextVar("scorpion_device", default=None)
+FIRST_DEVICE = "first"
 
 
 def new_player_id() -> str:
@@ -142,10 +157,29 @@ def create_player_row(db: Session, player_id: str, *, settings: Settings | None 
         if is_tombstoned(db, player_id):
             raise PlayerDeleted()
         count_new_player(db, settings=settings)  # per client address: 429 past the limit
-        insert_ignore(db, Player, id=player_id, created_at=utcnow())
+        now = utcnow()
+        insert_ignore(db, Player, id=player_id, created_at=now)
+        add_first_device(db, player_id, now)
         if lock_player(db, player_id):
             return True
     return False
+
+
+def add_first_device(db: Session, player_id: str, now: datetime) -> None:
+    """The requesting browser as the new player's first device (``current_device``)."""
+    from .devices import device_name  # (devices builds on this module)
+
+    device = current_device.get()
+    device_id, agent = device if device is not None else (FIRST_DEVICE, "")
+    insert_ignore(
+        db,
+        Device,
+        player_id=player_id,
+        id=device_id,
+        name=device_name(agent) if device is not None else None,
+        created_at=now,
+        last_seen_at=now,
+    )
 
 
 def lock_player_id(db: Session, player_id: str) -> None:

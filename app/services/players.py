@@ -34,6 +34,7 @@ from .common import (
     read_tx,
     write_tx,
 )
+from .devices import forget as forget_devices
 from .errors import InvalidRequest
 from .ratelimit import consume as count_request
 from .types import (
@@ -277,7 +278,8 @@ def delete_player(db: Session, player_id: str) -> None:
     - the challenges the player made (the races whose first entry is theirs), with everyone's
       entries: their links lead nowhere any more (the other players' games stay theirs);
     - the live race reports (``race_events``) of the player's entries, which carry their name;
-    - the player row and, by ON DELETE CASCADE, everything else of theirs.
+    - the player row and, by ON DELETE CASCADE, everything else of theirs: every linked
+      device and link code too, so no browser reaches the player any more.
 
     Counts as an action for the rate limit, like every writing request.
     """
@@ -288,7 +290,8 @@ def delete_player(db: Session, player_id: str) -> None:
         add_tombstone(db, player_id)
         lock_player(db, player_id)  # waits for the player's action in flight, if any
         _forget_races(db, player_id)
-        db.execute(delete(Player).where(Player.id == player_id))
+        db.execute(delete(Player).where(Player.id == player_id))  # (devices, link codes too)
+    forget_devices(player_id)
 
 
 def _forget_races(db: Session, player_id: str) -> None:

@@ -2,7 +2,9 @@
 
 A player's *last seen* time is the latest trace they left: the player row's creation, a
 settings change, a game created or changed (every action updates the game's ``updated_at``)
-or a result recorded. Nothing is written on each request just to track visits.
+a result recorded, or a device's last sighting (``devices.last_seen_at``, written at most once
+an hour per device by the identity check, ``app/services/devices.py``). Nothing else is
+written on a request just to track visits.
 
 Only unfinished games (``status = 'playing'``) go, with their move log (ON DELETE CASCADE).
 Won games, statistics and the player row stay: results are the player's own record, and
@@ -28,6 +30,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Subquery
 
 from app.db.models import (
+    Device,
     GameRow,
     Player,
     PlayerProfile,
@@ -55,6 +58,7 @@ def _last_seen() -> Subquery:
         select(PlayerSettings.player_id, PlayerSettings.updated_at),
         select(GameRow.player_id, GameRow.updated_at),
         select(StatEvent.player_id, StatEvent.at),
+        select(Device.player_id, Device.last_seen_at),
     ).subquery("activity")
     return (
         select(activity.c.player_id, func.max(activity.c.at).label("last_seen"))

@@ -1,9 +1,15 @@
 """Identity and CSRF, shared by the JSON API and the HTML pages.
 
-Identity: a player is an anonymous, per-browser id (192 random bits) held in a signed
-(itsdangerous, ``SECRET_KEY``), HttpOnly, SameSite=Lax cookie; Secure when the request came
-over https (``COOKIE_SECURE``). ``identify`` (in the one ASGI middleware, ``app.web.front``)
-reads it on every request, or makes a new id when the request has none (or a forged one),
+Identity: a player is an anonymous id (192 random bits) held in a signed (itsdangerous,
+``SECRET_KEY``), HttpOnly, SameSite=Lax cookie; Secure when the request came over https
+(``COOKIE_SECURE``). Each browser that reaches the player is one of its devices
+(``app/services/devices.py``): the first one's cookie carries the player id alone (the device
+``first``: the cookies from before devices are such cookies, and a player row made by a
+service outside a browser's request gets that device too), a linked device's carries
+``<player id>:<device id>``. A cookie whose
+device was removed is treated as no cookie (``app.web.front`` asks ``devices.standing``).
+``identify`` (in the one ASGI middleware, ``app.web.front``) reads it on every request, or
+makes a new id when the request has none (or a forged one),
 and the cookie is set on the response, whatever the response is. A cookie's signature and a
 player's CSRF token are computed once per process (``lru_cache``), not on every request.
 The player's database row is created lazily by the first service that writes, so a
@@ -40,6 +46,7 @@ from starlette.types import Message, Receive, Scope
 from app.config import Settings, get_settings
 from app.db.session import request_session
 from app.services import new_player_id
+from app.services.common import FIRST_DEVICE
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -59,26 +66,38 @@ def _signer_for(secret_key: str) -> Signer:  # made once, not on every request
     return Signer(secret_key, salt=_SIGNER_SALT)
 
 
-def sign_player_id(player_id: str, settings: Settings | None = None) -> str:
-    return _signer(settings or get_settings()).sign(player_id).decode()
+def sign_player_id(
+    player_id: str, settings: Settings | None = None, device_id: str | None = None
+) -> str:
+    """The cookie value of (player, device); without a device (or the device ``first``): the
+    player id alone."""
+    payload = player_id if device_id in (None, FIRST_DEVICE) else f"{player_id}:{device_id}"
+    return _signer(settings or get_settings()).sign(payload).decode()
 
 
 def read_player_cookie(value: str | None, settings: Settings | None = None) -> str | None:
     """The player id in a cookie value, or None if missing or not signed by us."""
+    found = read_cookie(value, settings)
+    return None if found is None else found[0]
+
+
+def read_cookie(value: str | None, settings: Settings | None = None) -> tuple[str, str] | None:
+    """(player id, device id) of a cookie value, or None if missing or not signed by us."""
     if not value:
         return None
     return _unsigned((settings or get_settings()).secret_key, value)
 
 
 @lru_cache(maxsize=4096)  # a player's every request carries the same cookie: checked once
-def _unsigned(secret_key: str, value: str) -> str | None:
+def _unsigned(secret_key: str, value: str) -> tuple[str, str] | None:
     try:
-        player_id = _signer_for(secret_key).unsign(value).decode()
+        payload = _signer_for(secret_key).unsign(value).decode()
     except (BadSignature, UnicodeDecodeError):
         return None
-    if not 16 <= len(player_id) <= 64:
+    player_id, _, device_id = payload.partition(":")
+    if not 16 <= len(player_id) <= 64 or len(device_id) > 24:
         return None
-    return player_id
+    return player_id, device_id or FIRST_DEVICE
 
 
 def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
@@ -139,28 +158,38 @@ class Identity:
     is_new: bool
     csrf_token: str
     new_cookie: list[tuple[bytes, bytes]]  # the ``Set-Cookie`` of a new player, else empty
+    device_id: str = FIRST_DEVICE
 
 
-def identify(scope: Scope, cookie_header: str | None, settings: Settings) -> Identity:
-    """Resolve the player from the cookie (or make a new id, and its cookie) and put it in
-    ``scope["state"]`` (``player_id``, ``player_is_new``, ``csrf_token``)."""
+def identify(
+    scope: Scope, cookie_header: str | None, settings: Settings, *, fresh: bool = False
+) -> Identity:
+    """Resolve the player and device from the cookie (or make new ids, and their cookie;
+    always with ``fresh``: a removed device) and put them in ``scope["state"]``
+    (``player_id``, ``device_id``, ``player_is_new``, ``csrf_token``)."""
     value = cookie_parser(cookie_header).get(settings.cookie_name) if cookie_header else None
-    player_id = read_player_cookie(value, settings)
-    is_new = player_id is None
-    if player_id is None:
-        player_id = new_player_id()
+    found = None if fresh else read_cookie(value, settings)
+    is_new = found is None
+    if found is None:
+        player_id, device_id = new_player_id(), FIRST_DEVICE
+    else:
+        player_id, device_id = found
     state = scope.setdefault("state", {})
     state["player_id"] = player_id
+    state["device_id"] = device_id
     state["player_is_new"] = is_new
     token = state["csrf_token"] = csrf_token_for(player_id, settings)
     new_cookie: list[tuple[bytes, bytes]] = []
     if is_new:
-        value = sign_player_id(player_id, settings)
-        header = _cookie_header(
-            HTTPConnection(scope), settings, value, settings.cookie_max_age_seconds
-        )
+        header = player_cookie(HTTPConnection(scope), settings, player_id, device_id)
         new_cookie = [(b"set-cookie", header.encode("latin-1"))]
-    return Identity(player_id, is_new, token, new_cookie)
+    return Identity(player_id, is_new, token, new_cookie, device_id)
+
+
+def player_cookie(conn: HTTPConnection, settings: Settings, player_id: str, device_id: str) -> str:
+    """The ``Set-Cookie`` value that makes the browser device ``device_id`` of the player."""
+    value = sign_player_id(player_id, settings, device_id)
+    return _cookie_header(conn, settings, value, settings.cookie_max_age_seconds)
 
 
 # ``scope["state"]``: (the body, its fields) of an urlencoded form the CSRF check read for its
@@ -294,6 +323,14 @@ async def get_player_id(request: Request) -> str:
     return player_id
 
 
+async def get_device_id(request: Request) -> str:
+    """The requesting browser's device id (set by ``identify``)."""
+    device_id = request.scope.get("state", {}).get("device_id")
+    if not isinstance(device_id, str):
+        raise RuntimeError("FrontMiddleware is not installed")
+    return device_id
+
+
 async def get_csrf_token(request: Request) -> str:
     """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
     token = request.scope.get("state", {}).get("csrf_token")
@@ -337,7 +374,16 @@ async def get_caller(request: Request) -> Caller:
 
 PlayerId = Annotated[str, Depends(get_player_id)]
 CsrfToken = Annotated[str, Depends(get_csrf_token)]
+DeviceId = Annotated[str, Depends(get_device_id)]
 CallerDep = Annotated[Caller, Depends(get_caller)]
+
+
+def become_device(request: Request, response: Response, player_id: str, device_id: str) -> None:
+    """After linking: the browser's cookie now names device ``device_id`` of ``player_id``
+    (instead of any new player's cookie the middleware would set)."""
+    request.scope.setdefault("state", {})["identity_cleared"] = True
+    header = player_cookie(request, get_settings(), player_id, device_id)
+    response.headers.append("set-cookie", header)
 
 
 def clear_identity(request: Request, response: Response) -> None:

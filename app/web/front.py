@@ -14,7 +14,10 @@ in this order:
    oversized body), the keyed hash of the client's address for the services' per-address
    limits (``app.web.security``, ``app.services.clients.current_address``), the player
    (identity and CSRF, ``app.web.deps``: a refused request gets ``403`` before any route
-   runs, a new player's cookie is set on whatever the response is); after the response, the
+   runs, a new player's cookie is set on whatever the response is; a cookie's device not
+   confirmed in the last seconds is looked up, in a worker thread: one statement of two
+   primary-key lookups, ``app.services.devices.standing``; a removed device becomes a new
+   player, ``app.services.common.current_device`` names the device); after the response, the
    request's database sessions are closed (``app.db.session.get_db``);
 5. on every response: the security headers it lacks (``app.web.security``), ``X-Request-ID``,
    the time to its first byte by route template (``scope["route"]``, set by the router:
@@ -30,12 +33,17 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from anyio import to_thread
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import observability as obs
 from app.config import Settings, get_settings
-from app.db.session import close_request_sessions
+from app.db.session import close_request_sessions, get_engine
+from app.services import devices
 from app.services.clients import current_address, keyed_address
+from app.services.common import current_device
 from app.web.asgi import json_detail_reply
 from app.web.body_limit import BodyGuard, declared_too_large, may_drain, refuse
 from app.web.deps import CSRF_HEADERS, UNSAFE_METHODS, check_unsafe, identify
@@ -47,7 +55,8 @@ access_log = logging.getLogger("scorpion.access")
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 _EVENT_STREAM = b"text/event-stream"
-_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length", b"expect"}) | CSRF_HEADERS
+_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length", b"expect"})
+_WANTED |= frozenset({b"user-agent"}) | CSRF_HEADERS
 Headers = Sequence[tuple[bytes, bytes]]
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
 
@@ -93,6 +102,14 @@ def _access_log(message: str, args: tuple[Any, ...], extra: dict[str, Any]) -> N
             access_log.name, logging.INFO, "(unknown file)", 0, message, args, None, extra=extra
         )
         access_log.handle(record)
+
+
+IMPORT_PATH = "/privacy/import"  # (``app.web.player_pages``: the data file's upload)
+
+
+def _standing(player_id: str, device_id: str, agent: str) -> bool:
+    with get_engine().connect() as conn:
+        return devices.standing(conn, player_id, device_id, agent)
 
 
 class FrontMiddleware:
@@ -191,6 +208,8 @@ class FrontMiddleware:
         """Steps 4 of the module notes: the body cap, the client's address, the player."""
         shared = get_settings()  # (the body cap and the address: the process's settings)
         limit = shared.max_body_bytes
+        if scope["path"] == IMPORT_PATH and scope["method"] == "POST":
+            limit = max(limit, shared.max_import_bytes)  # (the one bigger body: a data file)
         length = found.get(b"content-length")
         if declared_too_large(length, limit):
             drained = may_drain(length, found.get(b"expect"))
@@ -199,10 +218,30 @@ class FrontMiddleware:
         guard = BodyGuard(limit, receive, send_out)
         address = scope_client_address(scope, forwarded, shared.trusted_proxies)
         address_token = current_address.set(keyed_address(shared.secret_key, address or "unknown"))
+        device_token = None
         try:
             settings = self._settings()
             cookie = found.get(b"cookie")
-            identity = identify(scope, cookie.decode("latin-1") if cookie else None, settings)
+            cookie_text = cookie.decode("latin-1") if cookie else None
+            identity = identify(scope, cookie_text, settings)
+            agent = found.get(b"user-agent", b"").decode("latin-1")[:512]
+            if not identity.is_new and not devices.confirmed(
+                identity.player_id, identity.device_id
+            ):
+                try:
+                    stands = await to_thread.run_sync(
+                        _standing, identity.player_id, identity.device_id, agent
+                    )
+                except (OperationalError, InterfaceError, SATimeoutError):
+                    # The database is down or busy: nothing can be read or written for anyone
+                    # now, and the request's own use of it answers the usual 503. Not confirmed:
+                    # asked again on the next request.
+                    stands = True
+                if not stands:  # a removed device: a new anonymous player from now on
+                    identity = identify(scope, cookie_text, settings, fresh=True)
+            if identity.is_new:
+                devices.confirm_new(identity.player_id, identity.device_id)
+            device_token = current_device.set((identity.device_id, agent))
             new_cookie = identity.new_cookie
             state = scope["state"]
 
@@ -236,4 +275,6 @@ class FrontMiddleware:
             finally:
                 close_request_sessions(scope)  # (``get_db``'s, after the response)
         finally:
+            if device_token is not None:
+                current_device.reset(device_token)
             current_address.reset(address_token)

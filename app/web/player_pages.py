@@ -13,15 +13,25 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
+from starlette.datastructures import UploadFile
 
 from app import services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.services import InvalidRequest, ServiceError
+from app.services import InvalidRequest, ServiceError, portability
+from app.services import devices as device_service
 from app.services import profiles as profile_service
 from app.web import charts
-from app.web.deps import CsrfToken, PlayerId, clear_identity
-from app.web.rendering import Page, base_context, render, see_other
+from app.web.deps import CsrfToken, DeviceId, PlayerId, become_device, clear_identity
+from app.web.rendering import (
+    Page,
+    base_context,
+    base_url,
+    form_fields,
+    is_htmx,
+    render,
+    see_other,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -48,11 +58,16 @@ def stats(request: Request, db: SessionDep, player: PlayerId, csrf_token: CsrfTo
 
 def _privacy_context(request: Request, db: Session, player: str, csrf_token: str) -> dict[str, Any]:
     ctx = base_context(request, csrf_token, "privacy")
+    device = request.scope.get("state", {}).get("device_id", "")
     ctx.update(
         prefs=services.get_settings(db, player),
         profile=profile_service.get_profile(db, player),  # display name and leaderboards
         cookie_name=get_settings().cookie_name,
         themes=THEME_CHOICES,
+        devices=device_service.list_devices(db, player, device),
+        max_import_bytes=get_settings().max_import_bytes,
+        link=None,
+        link_minutes=device_service.LINK_CODE_MINUTES,
     )
     return ctx
 
@@ -72,6 +87,9 @@ DONE_MESSAGES = {
     "results": "Your results and statistics are deleted.",
     "all": "Everything about you is deleted and your cookie is cleared. "
     "If you play again, you start as a new player.",
+    "device": "The device is removed: its cookie no longer reaches your games.",
+    "linked": "This device is linked: it now shares your games, statistics and settings.",
+    "imported": "Your data file is imported: it replaced what this site kept about you.",
 }
 
 
@@ -165,3 +183,143 @@ def save_profile(
         ctx.update(profile_error=exc.message, profile_form=(display_name or "")[:40], done=None)
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=profile")
+
+
+# -- devices: linking another device (``app.services.devices``) --------------------------------
+
+
+@router.post("/privacy/link-code", response_class=HTMLResponse)
+def make_link_code(page: Page) -> Response:
+    """A new one-time code, shown once (it is kept only as a hash): this answer shows it."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    issued = device_service.make_link_code(db, player)
+    url = device_service.link_url(base_url(request), issued.code)
+    ctx = _privacy_context(request, db, player, csrf_token)
+    ctx.update(link=issued, link_url=url, link_qr=device_service.qr_svg(url), done=None)
+    block = "link_panel" if is_htmx(request) else None
+    return render(request, "privacy.html", ctx, block=block)
+
+
+@router.post("/privacy/devices/remove", response_class=HTMLResponse)
+def remove_device(
+    request: Request,
+    db: SessionDep,
+    player: PlayerId,
+    device: Annotated[str, Form(max_length=24)],
+) -> Response:
+    device_service.remove_device(db, player, device)
+    return see_other("/privacy?done=device")
+
+
+def _link_context(
+    request: Request, db: Session, player: str, csrf_token: str, code: str
+) -> dict[str, Any]:
+    ctx = base_context(request, csrf_token, "privacy")
+    ctx.update(
+        code=code,
+        has_data=device_service.has_data(db, player),
+        error=None,
+        link_minutes=device_service.LINK_CODE_MINUTES,
+    )
+    return ctx
+
+
+@router.get("/link", response_class=HTMLResponse)
+def link_page(page: Page, code: Annotated[str | None, Query(max_length=40)] = None) -> Response:
+    """The form that joins this browser to another device's player (the QR code's URL fills
+    in the code)."""
+    normalised = device_service.normalise_code(code or "")
+    shown = f"{normalised[:4]}-{normalised[4:]}" if normalised else ""
+    ctx = _link_context(page.request, page.db, page.player, page.csrf_token, shown)
+    return render(page.request, "link.html", ctx)
+
+
+@router.post("/link", response_class=HTMLResponse)
+async def link_submit(page: Page, device: DeviceId) -> Response:
+    form = await form_fields(page.request)
+    code = form.get("code")
+    leave = form.get("leave") == "on"
+    agent = page.request.headers.get("user-agent", "")[:512]
+    return await _run(_link, page, device, code, leave, agent)
+
+
+async def _run(fn: Any, *args: Any) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    result: Response = await run_in_threadpool(fn, *args)
+    return result
+
+
+def _link(page: Page, device: str, code: Any, leave: bool, agent: str) -> Response:
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    try:
+        linked = device_service.link_device(
+            db, player, device, code, user_agent=agent, leave_data=leave
+        )
+    except (ServiceError, device_service.TooManyLinkTries) as exc:
+        ctx = _link_context(request, db, player, csrf_token, code if isinstance(code, str) else "")
+        ctx["error"] = exc.message
+        status = 429 if isinstance(exc, device_service.TooManyLinkTries) else 422
+        response = render(
+            request,
+            "link.html",
+            ctx,
+            status_code=status,
+            block="link_form" if is_htmx(request) else None,
+        )
+        if isinstance(exc, device_service.TooManyLinkTries):
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response
+    if is_htmx(request):
+        ctx = base_context(request, csrf_token, "privacy")
+        ctx.update(linked=True, code="", has_data=False, error=None)
+        response = render(request, "link.html", ctx, block="link_form")
+    else:
+        response = see_other("/privacy?done=linked")
+    become_device(request, response, linked.player_id, linked.device_id)
+    return response
+
+
+# -- your data: export and import (``app.services.portability``) -------------------------------
+
+
+@router.get("/privacy/export")
+def export_data(request: Request, db: SessionDep, player: PlayerId) -> Response:
+    """Everything kept about the player, as a signed JSON file (a download)."""
+    body = portability.export_player_data(db, player)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return Response(
+        body,
+        media_type="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="scorpion-data-{stamp}.json"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+@router.post("/privacy/import", response_class=HTMLResponse)
+async def import_data(page: Page) -> Response:
+    request = page.request
+    limit = get_settings().max_import_bytes
+    form = await request.form(max_files=1, max_fields=10)
+    upload = form.get("file")
+    confirmed = form.get("confirm") == "on"
+    raw = b""
+    if isinstance(upload, UploadFile):
+        raw = await upload.read(limit + 1)
+    await form.close()
+    return await _run(_import, page, raw, confirmed, isinstance(upload, UploadFile))
+
+
+def _import(page: Page, raw: bytes, confirmed: bool, uploaded: bool) -> Response:
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
+    try:
+        portability.import_player_data(
+            db, player, raw if uploaded else b"", confirmed=confirmed, chosen=uploaded
+        )
+    except ServiceError as exc:
+        ctx = _privacy_context(request, db, player, csrf_token)
+        ctx.update(import_error=exc.message, done=None)
+        return render(request, "privacy.html", ctx, status_code=422)
+    return see_other("/privacy?done=imported")

@@ -26,6 +26,7 @@ JSON_BODIES: dict[str, Any] = {
     "/api/games/{id}/moves": {"from_column": 0, "from_index": 5, "to_column": 1},
     "/api/profile": {"display_name": "Limited"},
     "/api/games/{id}/analysis": {},
+    "/api/player/link": {"code": "ABCD-EFGH"},
 }
 FORMS: dict[str, dict[str, str]] = {
     "/games": {"variant": "scorpion"},
@@ -33,6 +34,8 @@ FORMS: dict[str, dict[str, str]] = {
     "/games/{game_id}/move": {"from_column": "0", "from_index": "5", "to_column": "1"},
     "/settings": {"save_games": "on"},
     "/settings/profile": {"display_name": "Limited"},
+    "/privacy/devices/remove": {"device": "first"},
+    "/link": {"code": "ABCD-EFGH"},
 }
 
 

@@ -514,9 +514,13 @@ def test_axe_finds_nothing_serious(device: Device, server: LiveServer) -> None:
     page.wait_for_url(re.compile(r"/challenge/"))
     problems |= {f"challenge: {x}" for x in _axe(page)}
     pages = ("/", "/rules", "/stats", "/privacy", "/daily", "/daily/scorpion", "/deal/31337")
-    for path in (*pages, game.removeprefix(server.url) + "/replay"):
+    for path in (*pages, "/link", game.removeprefix(server.url) + "/replay"):
         page.goto(server.url + path)
         problems |= {f"{path}: {x}" for x in _axe(page)}
+    page.goto(server.url + "/privacy")
+    page.click("#link-form button[type=submit]")  # the link code and its QR code
+    page.locator("#link-code").wait_for()
+    problems |= {f"link code: {x}" for x in _axe(page)}
     assert not problems, sorted(problems)
 
 

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import GameRow, MoveLog, Player, PlayerSettings, StatEvent, utcnow
+from app.db.models import Device, GameRow, MoveLog, Player, PlayerSettings, StatEvent, utcnow
 from app.db.session import make_engine
-from app.services import act, create_game
+from app.services import act, create_game, devices
 from app.services.retention import find_stale_games, purge_stale_games
 from tests.support.server import REPO, server_env
 
@@ -41,6 +41,11 @@ def _age_player(db: Session, player_id: str, days: int) -> None:
         .values(updated_at=then, created_at=then)
     )
     db.execute(update(StatEvent).where(StatEvent.player_id == player_id).values(at=then))
+    db.execute(
+        update(Device)
+        .where(Device.player_id == player_id)
+        .values(created_at=then, last_seen_at=then)
+    )
     db.commit()
 
 
@@ -174,6 +179,22 @@ def test_retention_service_rechecks_and_validates(fresh_db_url: str, engine: Eng
             purge_stale_games(db, 0)
         bad = _retention(fresh_db_url, "--days", "0")
         assert bad.returncode == 2 and "at least 1 day" in bad.stderr
+    finally:
+        db.close()
+
+
+def test_a_device_seen_lately_keeps_the_games(fresh_db_url: str, engine: Engine) -> None:
+    """A player who only looks at their games (a device's last sighting, kept to the hour by
+    the identity check) is not unseen: their saved games stay."""
+    db = sessionmaker(bind=engine, expire_on_commit=False)()
+    try:
+        gid = create_game(db, OLD, "scorpion", deal_number=41).id
+        _age_player(db, OLD, 50)
+        assert [g.id for g in find_stale_games(db, 40)] == [gid]
+        db.rollback()
+        with engine.connect() as conn:
+            assert devices.standing(conn, OLD, "first", "Firefox/140 (X11; Linux)")
+        assert find_stale_games(db, 40) == []
     finally:
         db.close()
 

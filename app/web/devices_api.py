@@ -1,0 +1,140 @@
+"""The JSON API of devices and your data (issue 33): an extension of docs/api.md in its style
+(same identity, CSRF, errors and rate limits as ``app.web.api``). Parse -> service -> render.
+
+- ``GET /api/player/devices``, ``DELETE /api/player/devices/{device}``;
+- ``POST /api/player/link-code`` (a one-time code for another device), ``POST /api/player/link``
+  (this client joins the code's player: its cookie is replaced);
+- ``GET /api/player/export`` (the signed data file; its import is the privacy page's form).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Path, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+
+from app.services import devices as device_service
+from app.services import portability
+from app.web.api_models import ErrorOut, StrictBody
+from app.web.deps import CallerDep, become_device, csrf_token_for
+from app.web.rendering import base_url
+
+router = APIRouter(prefix="/api/player", tags=["devices and your data"])
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, object]]:
+    text = {
+        403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
+        404: "No such device of this player.",
+        422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
+        429: "Too many link codes made or entered: wait the Retry-After seconds.",
+    }
+    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
+
+
+class DeviceOut(BaseModel):
+    id: str = Field(description="The device's id (``first``: the player's first browser).")
+    name: str = Field(description='From the browser\'s User-Agent, e.g. "Chromium on Linux".')
+    linked_at: datetime
+    last_seen: datetime = Field(description="To the hour.")
+    this_device: bool
+
+
+class DevicesOut(BaseModel):
+    devices: list[DeviceOut]
+
+
+@router.get("/devices", response_model=DevicesOut, summary="The devices that reach this player")
+def get_devices(request: Request, caller: CallerDep) -> DevicesOut:
+    this = request.scope.get("state", {}).get("device_id", "")
+    found = device_service.list_devices(caller.db, caller.player_id, this)
+    return DevicesOut(devices=[DeviceOut.model_validate(d, from_attributes=True) for d in found])
+
+
+@router.delete(
+    "/devices/{device}",
+    status_code=204,
+    response_class=Response,
+    responses=_errors(403, 404, 422),
+    summary="Remove a device: its cookie no longer reaches this player",
+)
+def delete_device(
+    caller: CallerDep, device: Annotated[str, Path(min_length=1, max_length=24)]
+) -> Response:
+    device_service.remove_device(caller.db, caller.player_id, device)
+    return Response(status_code=204)
+
+
+class LinkCodeOut(BaseModel):
+    code: str = Field(description="8 characters of Crockford's base32.")
+    grouped: str = Field(description="The code as shown: ABCD-EFGH.")
+    expires_at: datetime = Field(description="Ten minutes after it was made; it works once.")
+    url: str = Field(description="This site's link page with the code filled in (its QR code).")
+
+
+@router.post(
+    "/link-code",
+    status_code=201,
+    response_model=LinkCodeOut,
+    responses=_errors(403, 429),
+    summary="A one-time code that links another device to this player",
+)
+def post_link_code(request: Request, caller: CallerDep) -> LinkCodeOut:
+    issued = device_service.make_link_code(caller.db, caller.player_id)
+    return LinkCodeOut(
+        code=issued.code,
+        grouped=issued.grouped,
+        expires_at=issued.expires_at,
+        url=device_service.link_url(base_url(request), issued.code),
+    )
+
+
+class LinkIn(StrictBody):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    code: StrictStr = Field(max_length=40, description="The code, with or without its dash.")
+    leave_data: StrictBool = Field(
+        default=False,
+        description="Required when this client's player has games or results: they stay with "
+        "that player, which this client no longer reaches.",
+    )
+
+
+class LinkedOut(BaseModel):
+    player: str
+    csrf_token: str = Field(description="The new player's CSRF token.")
+
+
+@router.post(
+    "/link",
+    response_model=LinkedOut,
+    responses=_errors(403, 422, 429),
+    summary="Join this client to the player of a link code (its cookie is replaced)",
+)
+def post_link(request: Request, caller: CallerDep, body: Annotated[LinkIn, Body()]) -> Response:
+    this = request.scope.get("state", {}).get("device_id", "")
+    linked = device_service.link_device(
+        caller.db,
+        caller.player_id,
+        this,
+        body.code,
+        user_agent=request.headers.get("user-agent", "")[:512],
+        leave_data=body.leave_data,
+    )
+    out = LinkedOut(player=linked.player_id, csrf_token=csrf_token_for(linked.player_id))
+    response = Response(out.model_dump_json(), media_type="application/json")
+    become_device(request, response, linked.player_id, linked.device_id)
+    return response
+
+
+@router.get(
+    "/export",
+    summary="Everything kept about this player, as a signed JSON file",
+    responses={200: {"content": {"application/json": {}}}},
+)
+def get_export(caller: CallerDep) -> Response:
+    body = portability.export_player_data(caller.db, caller.player_id)
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})

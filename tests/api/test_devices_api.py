@@ -1,0 +1,65 @@
+"""The JSON API of devices and your data: a second client links by code and reads the same
+statistics; a wrong or used code is a 422 ``detail``; removing a device cuts it off; the
+export is the signed data file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi import FastAPI
+
+from tests.support.api_client import Player, assert_error
+from tests.support.deals import WIN_DEAL, WIN_LINE
+
+pytestmark = pytest.mark.usefixtures("configured")
+
+
+def win(p: Player) -> None:
+    game = p.new_game(deal=WIN_DEAL)
+    for action in WIN_LINE:
+        assert p.apply(game["id"], action).status_code == 200
+
+
+def test_link_by_code_through_the_api(app: FastAPI) -> None:
+    phone, laptop = Player(app), Player(app)
+    win(phone)
+    r = phone.post("/api/player/link-code")
+    assert r.status_code == 201, r.text
+    issued = r.json()
+    assert (
+        len(issued["code"]) == 8
+        and issued["grouped"] == f"{issued['code'][:4]}-{issued['code'][4:]}"
+    )
+    assert issued["url"] == f"http://testserver/link?code={issued['code']}"
+
+    r = laptop.post("/api/player/link", {"code": issued["grouped"]})
+    assert r.status_code == 200, r.text
+    assert r.json()["player"] == phone.id
+    laptop.token = r.json()["csrf_token"]
+    assert laptop.get("/api/session").json()["player"] == phone.id
+    assert laptop.get("/api/stats").json() == phone.get("/api/stats").json()
+
+    again = Player(app)
+    detail = assert_error(again.post("/api/player/link", {"code": issued["code"]}), 422)
+    assert "wrong, already used or expired" in detail
+    assert_error(again.post("/api/player/link", {"code": 12345678}), 422)
+    assert_error(again.post("/api/player/link", {"code": "ABCDEFGH", "extra": 1}), 422)
+
+    listed = phone.get("/api/player/devices").json()["devices"]
+    assert [d["this_device"] for d in listed] == [True, False]
+    other = listed[1]["id"]
+    assert phone.delete(f"/api/player/devices/{other}").status_code == 204
+    # The laptop is cut off: a new, empty player.
+    assert laptop.get("/api/session").json()["player"] != phone.id
+    assert_error(phone.delete(f"/api/player/devices/{other}"), 404)
+
+
+def test_export_through_the_api(app: FastAPI) -> None:
+    p = Player(app)
+    win(p)
+    r = p.get("/api/player/export")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    document = json.loads(r.content)
+    assert document["format"] == "scorpion-player-data" and len(document["signature"]) == 64
+    assert [g["status"] for g in document["games"]] == ["won"]
