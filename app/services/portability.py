@@ -6,7 +6,7 @@ race entries, and the devices that reach the player; ``signature`` is HMAC-SHA25
 derived from ``SECRET_KEY``) over the canonical serialisation of everything else (JSON with
 sorted keys, no spaces, ASCII only). A game's deal and position hold face-down cards, which
 never leave the server: they are *sealed* (encrypted with a key derived from ``SECRET_KEY``:
-a keystream of HMAC-SHA256 blocks over a random nonce), so only a site with the same secret
+Fernet, from the ``cryptography`` package), so only a site with the same secret
 key reads them back.
 
 ``import_player_data`` reads such a file into the current player, in one transaction, and
@@ -26,12 +26,12 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from cryptography.fernet import Fernet, InvalidToken
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
@@ -75,31 +75,22 @@ def _key(settings: Settings, purpose: bytes) -> bytes:
     return hmac.new(settings.secret_key.encode(), b"scorpion-export:" + purpose, "sha256").digest()
 
 
-def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:
-    blocks = []
-    for n in range((length + 31) // 32):
-        blocks.append(hmac.new(key, nonce + n.to_bytes(4, "big"), hashlib.sha256).digest())
-    return b"".join(blocks)[:length]
-
-
-def _xor(data: bytes, stream: bytes) -> bytes:
-    return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
+def _fernet(settings: Settings) -> Fernet:
+    return Fernet(base64.urlsafe_b64encode(_key(settings, b"seal")))
 
 
 def seal(plain: bytes, settings: Settings) -> str:
-    nonce = os.urandom(16)
-    key = _key(settings, b"seal")
-    return base64.urlsafe_b64encode(
-        nonce + _xor(plain, _keystream(key, nonce, len(plain)))
-    ).decode()
+    """``plain`` encrypted and authenticated (Fernet: AES-128-CBC with HMAC-SHA256, from the
+    ``cryptography`` package) under a key derived from ``SECRET_KEY``."""
+    return _fernet(settings).encrypt(plain).decode("ascii")
 
 
 def unseal(text: str, settings: Settings) -> bytes:
-    raw = base64.urlsafe_b64decode(text.encode("ascii"))
-    if len(raw) < 17:
-        raise ValueError("too short")
-    nonce, body = raw[:16], raw[16:]
-    return _xor(body, _keystream(_key(settings, b"seal"), nonce, len(body)))
+    """``seal``'s plain bytes; ``ValueError`` for a token this site's key did not seal."""
+    try:
+        return _fernet(settings).decrypt(text.encode("ascii"))
+    except InvalidToken:
+        raise ValueError("not sealed by this site") from None
 
 
 def canonical(document: dict[str, Any]) -> bytes:
