@@ -49,7 +49,27 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
         row = db.get(PlayerSettings, player_id)
         if row is None:
             return PlayerPreferences()
-        return PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
+        return PlayerPreferences(
+            save_games=row.save_games, record_stats=row.record_stats, locale=row.locale
+        )
+
+
+def stored_locale(db: Session, player_id: str) -> str | None:
+    """The player's chosen language (None: follow the browser, or no settings yet)."""
+    with read_tx(db):
+        return db.scalar(select(PlayerSettings.locale).where(PlayerSettings.player_id == player_id))
+
+
+def set_locale(db: Session, player_id: str, locale: str | None) -> PlayerPreferences:
+    """Keep the player's language (a tag of ``app.i18n.LOCALES``; None: follow the browser)."""
+    count_request(db, player_id, "actions")
+    with write_tx(db):
+        row = ensure_player(db, player_id)
+        row.locale = locale
+        row.updated_at = utcnow()
+        return PlayerPreferences(
+            save_games=row.save_games, record_stats=row.record_stats, locale=row.locale
+        )
 
 
 def update_settings(
@@ -82,7 +102,9 @@ def update_settings(
         if record_stats is not None:
             row.record_stats = record_stats
         row.updated_at = utcnow()
-        result = PlayerPreferences(save_games=row.save_games, record_stats=row.record_stats)
+        result = PlayerPreferences(
+            save_games=row.save_games, record_stats=row.record_stats, locale=row.locale
+        )
         return result
 
 

@@ -98,3 +98,4 @@ class PlayerStatistics:
 class PlayerPreferences:
     save_games: bool = True
     record_stats: bool = True
+    locale: str | None = None  # the site's language; None: follow the browser (issue 33)

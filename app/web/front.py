@@ -10,7 +10,8 @@ in this order:
    player cookie and never cached;
 3. static files (``/static/...``, ``static_app``): the security headers only, never a
    ``Set-Cookie`` (a response that may sit in a shared cache for a year);
-4. everything else: the body cap (``app.web.body_limit``: ``413`` before anything reads an
+4. everything else: the request's language (``app.i18n.current_locale``: the player's choice
+   in its cookie, else ``Accept-Language``), the body cap (``app.web.body_limit``: ``413`` before anything reads an
    oversized body), the keyed hash of the client's address for the services' per-address
    limits (``app.web.security``, ``app.services.clients.current_address``), the player
    (identity and CSRF, ``app.web.deps``: a refused request gets ``403`` before any route
@@ -32,6 +33,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import i18n
 from app import observability as obs
 from app.config import Settings, get_settings
 from app.db.session import close_request_sessions
@@ -47,7 +49,8 @@ access_log = logging.getLogger("scorpion.access")
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 _EVENT_STREAM = b"text/event-stream"
-_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length"}) | CSRF_HEADERS
+_WANTED = frozenset({b"x-request-id", b"cookie", b"content-length", b"accept-language"})
+_WANTED |= CSRF_HEADERS
 Headers = Sequence[tuple[bytes, bytes]]
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
 
@@ -197,12 +200,20 @@ class FrontMiddleware:
         guard = BodyGuard(limit, receive, send_out)
         address = scope_client_address(scope, forwarded, shared.trusted_proxies)
         address_token = current_address.set(keyed_address(shared.secret_key, address or "unknown"))
+        locale_token = None
         try:
             settings = self._settings()
             cookie = found.get(b"cookie")
-            identity = identify(scope, cookie.decode("latin-1") if cookie else None, settings)
+            cookie_text = cookie.decode("latin-1") if cookie else None
+            identity = identify(scope, cookie_text, settings)
             new_cookie = identity.new_cookie
             state = scope["state"]
+            # The request's language (app.i18n): the player's choice, else the browser's.
+            choice = i18n.cookie_choice(cookie_text)
+            accept = found.get(b"accept-language")
+            state["locale_cookie"] = choice
+            state["accept_language"] = accept_text = accept.decode("latin-1") if accept else None
+            locale_token = i18n.current_locale.set(i18n.choose(choice, accept_text))
 
             async def send_app(message: Message) -> None:
                 if guard.refused:
@@ -234,4 +245,6 @@ class FrontMiddleware:
             finally:
                 close_request_sessions(scope)  # (``get_db``'s, after the response)
         finally:
+            if locale_token is not None:
+                i18n.current_locale.reset(locale_token)
             current_address.reset(address_token)

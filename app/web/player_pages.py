@@ -14,14 +14,25 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
-from app import services
+from app import i18n, services
 from app.config import get_settings
 from app.db.session import SessionDep
 from app.services import ServiceError
+from app.i18n import N_, gettext
 from app.services import profiles as profile_service
+from app.services.players import set_locale
 from app.web import charts
 from app.web.deps import CsrfToken, PlayerId, clear_identity
-from app.web.rendering import CARDS_COOKIE, Page, base_context, render, see_other
+from app.web.messages import translate
+from app.web.rendering import (
+    CARDS_COOKIE,
+    Page,
+    base_context,
+    error_page,
+    render,
+    see_other,
+    set_locale_cookie,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -58,12 +69,15 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
 
 
 DONE_MESSAGES = {
-    "settings": "Your settings are saved.",
-    "profile": "Your name and leaderboard setting are saved.",
-    "games": "Your saved games are deleted.",
-    "results": "Your results and statistics are deleted.",
-    "all": "Everything about you is deleted and your cookie is cleared. "
-    "If you play again, you start as a new player.",
+    "settings": N_("Your settings are saved."),
+    "profile": N_("Your name and leaderboard setting are saved."),
+    "games": N_("Your saved games are deleted."),
+    "results": N_("Your results and statistics are deleted."),
+    "all": N_(
+        "Everything about you is deleted and your cookie is cleared. "
+        "If you play again, you start as a new player."
+    ),
+    "language": N_("The language is saved."),
 }
 
 
@@ -71,7 +85,8 @@ DONE_MESSAGES = {
 def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
-    ctx["done"] = DONE_MESSAGES.get(done or "")
+    message = DONE_MESSAGES.get(done or "")
+    ctx["done"] = gettext(message) if message else None
     return render(request, "privacy.html", ctx)
 
 
@@ -83,17 +98,59 @@ def save_settings(
     save_games: Annotated[str | None, Form()] = None,
     record_stats: Annotated[str | None, Form()] = None,
     four_colour: Annotated[str | None, Form()] = None,
+    locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
     services.update_settings(
         db, player, save_games=save_games == "on", record_stats=record_stats == "on"
     )
     response = see_other("/privacy?done=settings")
+    if locale is not None:  # (a form without the field leaves the language as it is)
+        choice = i18n.normalize(locale)
+        set_locale(db, player, choice)
+        set_locale_cookie(response, choice or i18n.AUTO)
     if four_colour == "on":
         response.set_cookie(
             CARDS_COOKIE, "4", max_age=400 * 24 * 3600, httponly=True, samesite="lax"
         )
     else:
         response.delete_cookie(CARDS_COOKIE)
+    return response
+
+
+def _back_to(target: str | None) -> str:
+    """Where the language switch sends the player back to: a path of this site (never another
+    site's address), else the start page."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    if any(ord(ch) < 32 for ch in target):
+        return "/"
+    return target
+
+
+@router.post("/settings/language", response_class=HTMLResponse)
+def save_language(
+    request: Request,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    locale: Annotated[str | None, Form(max_length=16)] = None,
+    next: Annotated[str | None, Form(max_length=2000)] = None,
+) -> Response:
+    """The language switch (the page header's and the settings'): a locale of the site, or
+    ``auto`` (follow the browser), kept in the player's settings and this device's cookie; a
+    ``303`` back to the page it was sent from. Anything else changes nothing: 422."""
+    choice = i18n.normalize(locale)
+    if choice is None and locale != i18n.AUTO:
+        return error_page(
+            request,
+            csrf_token,
+            422,
+            N_("Unknown language"),
+            N_("Choose English, Simplified Chinese or the browser's language."),
+        )
+    set_locale(db, player, choice)
+    response = see_other(_back_to(next))
+    set_locale_cookie(response, choice or i18n.AUTO)
     return response
 
 
@@ -115,6 +172,7 @@ def delete_everything(request: Request, db: SessionDep, player: PlayerId) -> Res
     response = see_other("/privacy?done=all")
     clear_identity(request, response)
     response.delete_cookie(CARDS_COOKIE)
+    response.delete_cookie(i18n.LOCALE_COOKIE)
     return response
 
 
@@ -131,6 +189,6 @@ def save_profile(
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
-        ctx.update(profile_error=exc.message, profile_form=(display_name or "")[:40], done=None)
+        ctx.update(profile_error=translate(exc.message), profile_form=(display_name or "")[:40], done=None)
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=profile")

@@ -1,0 +1,140 @@
+"""The engine's and the services' messages (refusals, bad deals, errors) on the HTML pages,
+in the request's language.
+
+The engine and the services speak English (the JSON API's ``detail`` stays English); a page
+shows their message through ``translate``: a message of the catalog as it is, else one of
+``PATTERNS`` (an English message with values in it: columns, cards, variants) rebuilt from its
+translated template, the card names in the page's language. A message matched by nothing is
+shown as it came (English), never dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from app.engine import ALL_VARIANTS
+from app.engine.cards import RANK_NAMES, SUIT_NAMES
+from app.i18n import N_, current_locale, gettext
+from app.web.words import card_name
+
+_CARD_CODES = {
+    f"{rank} of {suit}": "A23456789TJQK"[r] + "SHDC"[s]
+    for r, rank in enumerate(RANK_NAMES)
+    for s, suit in enumerate(SUIT_NAMES)
+}
+_TITLES = {v.title: v.title for v in ALL_VARIANTS.values()}
+_RANK_WORDS = {
+    "ace": N_("Ace"),
+    "two": N_("two"),
+    "three": N_("three"),
+    "four": N_("four"),
+    "five": N_("five"),
+    "six": N_("six"),
+    "seven": N_("seven"),
+    "eight": N_("eight"),
+    "nine": N_("nine"),
+    "ten": N_("ten"),
+    "jack": N_("Jack"),
+    "queen": N_("Queen"),
+    "king": N_("King"),
+}
+_COLOURS = {"red": N_("red"), "black": N_("black")}
+_PILES = {"reserve": N_("reserve card"), "free cell": N_("free cell")}
+
+
+def _card(text: str) -> str:
+    code = _CARD_CODES.get(text)
+    return card_name(code) if code else text
+
+
+def _title(text: str) -> str:
+    return gettext(text) if text in _TITLES else text
+
+
+def _from(table: dict[str, str]) -> Callable[[str], str]:
+    return lambda text: gettext(table[text]) if text in table else text
+
+
+def _same(text: str) -> str:
+    return text
+
+
+# A placeholder's kind by its name's start: what its value is and how it is translated.
+_KINDS: dict[str, tuple[str, Callable[[str], str]]] = {
+    "card": (r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king) of \w+", _card),
+    "title": (r"[A-Z][\w' ]+?", _title),
+    "rank": (r"\w+", _from(_RANK_WORDS)),
+    "colour": (r"red|black", _from(_COLOURS)),
+    "pile": (r"reserve|free cell", _from(_PILES)),
+    "n": (r"-?[\d,]+", _same),
+    "text": (r".+?", _same),
+}
+
+# The messages with values in them: their English form (``{name}``: a value; its kind by the
+# name's start, see _KINDS), the same as a message of the catalog.
+PATTERNS = (
+    N_("There is no such column: columns are numbered 0 to {n}."),
+    N_("Column {n} is empty: there is no card to pick up."),
+    N_("Column {n} has no card at position {n2}."),
+    N_("Only a King can go into an empty column; the {card} cannot."),
+    N_("Only a King or a group led by a King can go into an empty column; the {card} cannot."),
+    N_("The {card} cannot go on another card: a King can only move to an empty column."),
+    N_("The {card} can only go on a {colour} {rank}, not on the {card2}."),
+    N_("The {card} can only go on the {card2}, not on the {card3}."),
+    N_("{title} has no reserve cards."),
+    N_("{title} has no free cells."),
+    N_("{title} has no stock to deal."),
+    N_("There is no such free cell: cells are numbered 0 to {n}."),
+    N_("Free cell {n} already holds a card: a cell holds one."),
+    N_("There is no such {pile}: they are numbered 0 to {n}."),
+    N_("A {pile} holds one card: its index is 0."),
+    N_("The {pile} {n} is empty: there is no card to pick up."),
+    N_("This game is won and finished: {text}."),
+    N_("Deal numbers run from {n} to {n2}; {n3} is not one."),
+    N_("A deal is written as {n} card codes separated by spaces."),
+    N_("A deal has exactly {n} cards; this one has {n2}."),
+    N_("A {title} deal has exactly {n} cards ({n2} decks); this one has {n3}."),
+    N_("A deal of {n} decks holds each of the 52 cards exactly {n2} times."),
+    N_("A deal number is a whole number from {n} to {n2}."),
+)
+
+
+def _compile(template: str) -> tuple[re.Pattern[str], list[tuple[str, Callable[[str], str]]]]:
+    parts = re.split(r"\{(\w+)\}", template)
+    regex = []
+    fields = []
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            regex.append(re.escape(part))
+            continue
+        kind = next(name for name in _KINDS if part.startswith(name))
+        value_re, convert = _KINDS[kind]
+        regex.append(f"(?P<{part}>{value_re})")
+        fields.append((part, convert))
+    return re.compile("".join(regex) + r"\Z", re.S), fields
+
+
+_COMPILED = [(template, *_compile(template)) for template in PATTERNS]
+
+
+@lru_cache(maxsize=1024)
+def _translate(message: str, locale: str) -> str:
+    found = gettext(message)
+    if found != message or locale == "en":
+        return found
+    for template, regex, fields in _COMPILED:
+        m = regex.match(message)
+        if m is not None:
+            values = {name: convert(m.group(name)) for name, convert in fields}
+            return gettext(template).format(**values)
+    return message
+
+
+def translate(message: str | None) -> str:
+    """An English message of the engine, the services or the web layer, in the request's
+    language (see the module notes)."""
+    if not message:
+        return message or ""
+    return _translate(message, current_locale.get())
