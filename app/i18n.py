@@ -33,7 +33,6 @@ from pathlib import Path
 
 from babel import Locale
 from babel.dates import format_date as _babel_date
-from babel.dates import format_datetime as _babel_datetime
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -224,12 +223,8 @@ def format_day(day: date | datetime, style: str = "medium") -> str:
 
 
 def format_when(when: datetime) -> str:
-    """A moment of a recent game, short: ``Dec 7, 14:05`` / ``12月7日 14:05`` (UTC)."""
-    loc = babel_locale(current_locale.get())
-    skeleton = "MMMd"
-    pattern = loc.datetime_skeletons.get(skeleton)
-    day = _babel_datetime(when, format=str(pattern) if pattern else "MMM d", locale=loc)
-    return f"{day} {when:%H:%M}"
+    """A moment of a recent game, short: ``Dec 7 14:05`` / ``12月7日 14:05`` (UTC)."""
+    return f"{format_short_day(when)} {when:%H:%M}"
 
 
 def format_duration(seconds: int | float | None) -> str:
@@ -258,3 +253,10 @@ def cookie_choice(cookie_header: str | None) -> str | None:
             value = value.strip().strip('"')
             return AUTO if value == AUTO else normalize(value)
     return None
+
+
+def format_short_day(day: date) -> str:
+    """A day of the month, short: ``Dec 7`` / ``12月7日``."""
+    loc = babel_locale(current_locale.get())
+    pattern = loc.datetime_skeletons.get("MMMd")
+    return _babel_date(day, format=str(pattern) if pattern else "MMM d", locale=loc)

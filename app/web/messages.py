@@ -100,6 +100,48 @@ PATTERNS = (
     N_("A deal number is a whole number from {n} to {n2}."),
 )
 
+# The engine's and the services' messages without values, as they word them (the catalog
+# holds them; ``translate`` finds them by their English).
+MESSAGES = (
+    N_("A face-down card cannot be moved."),
+    N_("The card is already in that column."),
+    N_("Nothing can ever be put onto a reserve card."),
+    N_("Only the exposed card of a column, alone, can go into a free cell."),
+    N_("A card never moves from one free cell to another."),
+    N_("A reserve card can only be played onto the tableau."),
+    N_("The stock is empty: its cards have already been dealt."),
+    N_("There is nothing to undo: this is the opening layout."),
+    N_("There is nothing to redo."),
+    N_("A deal number is a whole number."),
+    N_("A deal holds each of the 52 cards exactly once."),
+    N_("A replay is shown once the game is won."),
+    N_("A day is written YYYY-MM-DD, e.g. 2026-11-29."),
+    N_("A display name is text."),
+    N_("A move names a column, a position in it and a target column."),
+    N_("A page is a whole number from 1, e.g. page=2."),
+    N_("A pile is named by a string: column, reserve or cell."),
+    N_("An action is a move, the deal, undo or redo."),
+    N_("Give either a deal number or a deal string, not both."),
+    N_("That day has not come yet: its daily deal is still a secret."),
+    N_("There is no such challenge."),
+    N_("There is no such shared deal."),
+    N_("A winnable deal is chosen by the server: give no deal number or deal string."),
+    N_(
+        "A display name starts with a letter or digit and holds only letters (A-Z), "
+        "digits, spaces and the characters - _ . '"
+    ),
+    N_(
+        "Names like \u201cPlayer 4F2A\u201d are kept for players without a name: "
+        "choose another."
+    ),
+)
+PATTERNS += (
+    N_("{title} daily deal of {text}"),
+    N_("{title} challenge"),
+    N_("A display name has at most {n} characters."),
+    N_("A page is a whole number from 1 to {n}."),
+)
+
 
 def _compile(template: str) -> tuple[re.Pattern[str], list[tuple[str, Callable[[str], str]]]]:
     parts = re.split(r"\{(\w+)\}", template)

@@ -32,6 +32,7 @@ from app.engine import (
     Move,
     pile_move,
 )
+from app.i18n import N_, gettext
 from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
@@ -55,6 +56,7 @@ from app.web.rendering import (
     render_update,
     see_other,
 )
+from app.web.messages import translate
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
@@ -78,7 +80,7 @@ def home_page(
     ctx = base_context(request, csrf_token, "home")
     ctx.update(
         saved=saved,
-        error=error,
+        error=translate(error) if error else None,
         form=form or {},
         min_deal=MIN_DEAL_NUMBER,
         max_deal=MAX_DEAL_NUMBER,
@@ -109,8 +111,9 @@ def new_game(
                 db,
                 player,
                 csrf_token,
-                error=f"A deal number is a whole number from {MIN_DEAL_NUMBER} to "
-                f"{MAX_DEAL_NUMBER}.",
+                error=gettext("A deal number is a whole number from {min} to {max}.").format(
+                    min=MIN_DEAL_NUMBER, max=MAX_DEAL_NUMBER
+                ),
                 form={"deal_number": deal_number[:20], "variant": variant},
                 status_code=422,
             )
@@ -142,9 +145,12 @@ def deal_link(page: Page, number: str, variant: str = DEFAULT_VARIANT) -> Respon
             request,
             csrf_token,
             404,
-            "No such deal",
-            f"Deal numbers run from {MIN_DEAL_NUMBER} to {MAX_DEAL_NUMBER}; "
-            f"{number[:20]!r} is not one.",
+            N_("No such deal"),
+            gettext("Deal numbers run from {min} to {max}; {number} is not one.").format(
+                min=MIN_DEAL_NUMBER,
+                max=MAX_DEAL_NUMBER,
+                number=repr(number[:20]),
+            ),
         )
     if variant not in ALL_VARIANTS:
         variant = DEFAULT_VARIANT
@@ -270,9 +276,9 @@ async def move(
     expected = int_or_none(version)
     if a is None or i is None or b is None:
         message = (
-            "Choose a face-up card first, then the column it goes to."
+            N_("Choose a face-up card first, then the column it goes to.")
             if b is not None
-            else "Choose the column the card goes to."
+            else N_("Choose the column the card goes to.")
         )
 
         def refuse(db: Session | Connection) -> GameState:
@@ -345,7 +351,7 @@ def replay(
     except NotFound:
         return not_found(request, csrf_token)
     except ServiceError as exc:
-        return error_page(request, csrf_token, 422, "No replay yet", exc.message)
+        return error_page(request, csrf_token, 422, N_("No replay yet"), exc.message)
     last = len(rep.frames) - 1
     step = min(step, last)
     view = rep.frames[step]

@@ -64,6 +64,9 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
         profile=profile_service.get_profile(db, player),  # display name and leaderboards
         cookie_name=get_settings().cookie_name,
         cards_cookie=CARDS_COOKIE,
+        lang_cookie=i18n.LOCALE_COOKIE,
+        # what "follow the browser" means for this browser now
+        browser_locale=i18n.negotiate((request.scope.get("state") or {}).get("accept_language")),
     )
     return ctx
 

@@ -31,7 +31,7 @@ from app.db.session import request_session
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
 from app.i18n import N_, gettext
 from app.services import GameState
-from app.services.daily import daily_label, is_daily_game
+from app.services.daily import daily_day_of, is_daily_game, today
 from app.services.players import stored_locale
 from app.web import board_html, static_files
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
@@ -87,7 +87,7 @@ templates = Jinja2Blocks(
         loader=FileSystemLoader(str(TEMPLATES_DIR)),
         autoescape=select_autoescape(),
         auto_reload=False,
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
     )
 )
 # Translations (``app.i18n``): ``_()``, ``gettext``, ``ngettext``... read the request's locale
@@ -125,6 +125,9 @@ templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_exampl
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=_StatusText())
 # Numbers, percentages, dates and times as the request's language writes them.
 templates.env.filters.update(
+    # ``|t``: a text that is not written in the template (a variant's title, a caption) in
+    # the request's language, escaped like any value (``_()`` would mark it safe).
+    t=i18n.gettext,
     number=i18n.format_number,
     percent=i18n.format_percentage,
     day=i18n.format_day,
@@ -132,12 +135,26 @@ templates.env.filters.update(
     duration=i18n.format_duration,
 )
 templates.env.globals.update(
+    translate=translate,
     current_locale=i18n.current_locale.get,
     locale_names=i18n.LOCALE_NAMES,
     locales=i18n.LOCALES,
 )
 templates.env.globals["together_css"] = "css/together.css"
 templates.env.globals["is_daily_game"] = is_daily_game
+
+
+def daily_label(state: GameState) -> str:
+    """How the pages name a daily game: "Today's daily deal" or "The daily deal of <day>",
+    in the request's language ("" for any other game)."""
+    day = daily_day_of(state)
+    if day is None:
+        return ""
+    if day == today():
+        return gettext("Today's daily deal")
+    return gettext("The daily deal of {day}").format(day=i18n.format_day(day, "full"))
+
+
 templates.env.globals["daily_label"] = daily_label
 
 
@@ -413,7 +430,7 @@ def board_context(
         moves=state.moves,
         only=only,
     )
-    b.error = error
+    b.error = translate(error) if error else None  # (an engine's or a service's English)
     b.notice = notice
     b.assisted = state.assisted
     b.moves_made = state.moves_made
@@ -429,7 +446,7 @@ def refusal_message(request: Request, csrf_token: str, message: str) -> Response
     """A refused action, answered to htmx: 200 and the reason, routed to the message line (a
     browser logs every 4xx as a failed request). The JSON API and the page without htmx
     keep their 422."""
-    response = _html(board_html.error_text(message))
+    response = _html(board_html.error_text(translate(message)))
     response.headers["HX-Retarget"] = "#message"
     response.headers["HX-Reswap"] = "innerHTML"
     return response
