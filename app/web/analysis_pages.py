@@ -156,8 +156,8 @@ def _answer_text(kind: str, verdict: str, hint_text: str | None) -> str:
             "Could not tell in time: the solver did not finish within {budget} s. "
             "The game may or may not still be winnable."
         ).format(budget=budget)
-    note = gettext(NOT_ASSISTED_NOTE if verdict == "unknown" else ASSISTED_NOTE)
-    return f"{text} {note}"
+    note = NOT_ASSISTED_NOTE if verdict == "unknown" else ASSISTED_NOTE
+    return f"{text} {gettext(note)}"
 
 
 def _answer_page(

@@ -25,21 +25,6 @@ _CARD_CODES = {
     for s, suit in enumerate(SUIT_NAMES)
 }
 _TITLES = {v.title: v.title for v in ALL_VARIANTS.values()}
-_RANK_WORDS = {
-    "ace": N_("Ace"),
-    "two": N_("two"),
-    "three": N_("three"),
-    "four": N_("four"),
-    "five": N_("five"),
-    "six": N_("six"),
-    "seven": N_("seven"),
-    "eight": N_("eight"),
-    "nine": N_("nine"),
-    "ten": N_("ten"),
-    "jack": N_("Jack"),
-    "queen": N_("Queen"),
-    "king": N_("King"),
-}
 _COLOURS = {"red": N_("red"), "black": N_("black")}
 _PILES = {"reserve": N_("reserve card"), "free cell": N_("free cell")}
 
@@ -65,7 +50,7 @@ def _same(text: str) -> str:
 _KINDS: dict[str, tuple[str, Callable[[str], str]]] = {
     "card": (r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king) of \w+", _card),
     "title": (r"[A-Z][\w' ]+?", _title),
-    "rank": (r"\w+", _from(_RANK_WORDS)),
+    "rank": (r"\w+", lambda text: gettext(text) if text in RANK_NAMES else text),
     "colour": (r"red|black", _from(_COLOURS)),
     "pile": (r"reserve|free cell", _from(_PILES)),
     "n": (r"-?[\d,]+", _same),
