@@ -28,7 +28,7 @@ import io
 import logging
 from contextvars import ContextVar
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from babel import Locale
@@ -80,7 +80,7 @@ def compile_po(po_file: Path) -> bytes:
     return out.getvalue()
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(locale: str) -> _gettext.NullTranslations:
     """The compiled catalog of ``locale`` (English: its catalog too, so a reworded English
     text can be set there; an unknown locale: no translation)."""
@@ -198,7 +198,7 @@ def choose(choice: str | None, accept_language: str | None) -> str:
 # -- numbers, dates and durations -------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def babel_locale(locale: str) -> Locale:
     return Locale.parse(CATALOG_DIRS.get(locale, "en"))
 
@@ -236,7 +236,6 @@ def format_duration(seconds: int | float | None) -> str:
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
 
 
 _COOKIE_PREFIX = LOCALE_COOKIE + "="

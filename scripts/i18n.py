@@ -125,9 +125,7 @@ def update() -> None:
         if path.is_file():
             catalog = read_catalog(locale)
         else:
-            catalog = Catalog(
-                locale=locale, header_comment=HEADER, project="scorpion", fuzzy=False
-            )
+            catalog = Catalog(locale=locale, header_comment=HEADER, project="scorpion", fuzzy=False)
         catalog.update(template, update_header_comment=False)
         catalog.obsolete.clear()
         out = BytesIO()
@@ -154,9 +152,7 @@ def problems() -> list[str]:
     catalog lacks, leaves empty or marks fuzzy, a translation whose placeholders differ."""
     template = extract()
     found: list[str] = []
-    if not POT.is_file() or _without_date(POT.read_bytes()) != _without_date(
-        _pot_bytes(template)
-    ):
+    if not POT.is_file() or _without_date(POT.read_bytes()) != _without_date(_pot_bytes(template)):
         found.append(f"{POT.relative_to(ROOT)} is out of date: run `make i18n`")
     for locale in TRANSLATED:
         catalog = read_catalog(locale)
@@ -182,7 +178,7 @@ def _placeholders(text: str) -> set[str]:
     return set(re.findall(r"%\(\w+\)[sd]|\{\w*\}", text))
 
 
-def _placeholder_errors(msgid: str | tuple[str, ...], entry: object) -> list[str]:
+def _placeholder_errors(msgid: str | tuple[str, ...] | list[str], entry: object) -> list[str]:
     ids = [msgid] if isinstance(msgid, str) else list(msgid)
     string = getattr(entry, "string", "")
     strings = [string] if isinstance(string, str) else list(string)

@@ -48,8 +48,9 @@ def _downs() -> tuple[str, str]:
     locale = current_locale.get()
     pair = _DOWNS.get(locale)
     if pair is None:
+        label = escape(gettext("face-down card"))
         down = (
-            f'\n<i class="card down" role=img aria-label="{escape(gettext("face-down card"))}">'
+            f'\n<i class="card down" role=img aria-label="{label}">'
             '<svg role=none><use href="#back"/></svg></i>'
         )
         pair = _DOWNS[locale] = (down, down.replace("card down", "card down top", 1))
@@ -142,9 +143,9 @@ def column_html(col: ColumnView, b: BoardView) -> str:
 def stock_button(b: BoardView) -> str:
     """The stock: its button deals (disabled when it cannot), with the cards left."""
     if b.stock:
-        title = gettext(
-            "Deal the stock: one card onto each of the first {n} columns (D)"
-        ).format(n=b.stock)
+        title = gettext("Deal the stock: one card onto each of the first {n} columns (D)").format(
+            n=b.stock
+        )
         pile = '<svg aria-hidden="true"><use href="#back"/></svg>'
         label = escape(gettext("Deal {n}")).replace("{n}", f'<span class="n">{b.stock}</span>')
     else:
@@ -182,11 +183,11 @@ def runs_list(b: BoardView) -> str:
     for s in b.completed_slots:
         if s:
             suit = escape(s)
+            done = escape(gettext("{suit} completed").format(suit=suit_name(s)))
             slots.append(
                 f'<li class="fslot done {suit}"><svg class="mini" viewBox="0 0 100 100" '
                 f'aria-hidden="true" focusable="false"><use href="#s-{suit}"/></svg>'
-                f'<span class="sr">{escape(gettext("{suit} completed").format(suit=suit_name(s)))}'
-                "</span></li>"
+                f'<span class="sr">{done}</span></li>'
             )
         else:
             slots.append('<li class="fslot"></li>')
@@ -201,18 +202,20 @@ def runs_list(b: BoardView) -> str:
 
 
 def undo_button(b: BoardView) -> str:
+    title, label = escape(gettext("Undo (Z)")), escape(gettext("Undo"))
     return (
         f'<button type="submit" id="undo-btn"{"" if b.can_undo else " disabled"} '
-        f'aria-keyshortcuts="Z Control+Z" title="{escape(gettext("Undo (Z)"))}">'
-        f'<span aria-hidden="true">↶</span> {escape(gettext("Undo"))}</button>'
+        f'aria-keyshortcuts="Z Control+Z" title="{title}">'
+        f'<span aria-hidden="true">↶</span> {label}</button>'
     )
 
 
 def redo_button(b: BoardView) -> str:
+    title, label = escape(gettext("Redo (Y)")), escape(gettext("Redo"))
     return (
         f'<button type="submit" id="redo-btn"{"" if b.can_redo else " disabled"} '
-        f'aria-keyshortcuts="Y" title="{escape(gettext("Redo (Y)"))}">'
-        f'<span aria-hidden="true">↷</span> {escape(gettext("Redo"))}</button>'
+        f'aria-keyshortcuts="Y" title="{title}">'
+        f'<span aria-hidden="true">↷</span> {label}</button>'
     )
 
 
@@ -259,18 +262,17 @@ def _hints_text(b: BoardView) -> str:
             b.stock,
         )
         return f'<span class="hints">{escape(text % {"n": b.stock})}</span>'
+    undo_label = escape(gettext("Undo"))
     undo = (
-        '<button type="button" class="inline" data-click="undo-btn">'
-        f"{escape(gettext('Undo'))}</button> "
+        f'<button type="button" class="inline" data-click="undo-btn">{undo_label}</button> '
         if b.can_undo
         else ""
     )
-    text = gettext(
-        "No move is left and the stock is empty: restart this deal or start a new game."
-    )
+    text = gettext("No move is left and the stock is empty: restart this deal or start a new game.")
+    restart = escape(gettext("Restart"))
     return (
         f'<span class="hints">{escape(text)} {undo}<button type="button" class="inline" '
-        f'data-click="restart-btn">{escape(gettext("Restart"))}</button></span>'
+        f'data-click="restart-btn">{restart}</button></span>'
     )
 
 

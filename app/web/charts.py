@@ -77,7 +77,12 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
         "From %(first)s to %(last)s: %(n)d game started and %(won)d won.",
         "From %(first)s to %(last)s: %(n)d games started and %(won)d won.",
         total_s,
-    ) % {"first": format_day(first, "long"), "last": format_day(today, "long"), "n": total_s, "won": total_w}
+    ) % {
+        "first": format_day(first, "long"),
+        "last": format_day(today, "long"),
+        "n": total_s,
+        "won": total_w,
+    }
     out.append(f'<desc id="chart-desc">{escape(desc)}</desc>')
     for i in range(5):
         value = top * i // 4

@@ -36,6 +36,7 @@ from markupsafe import escape
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.i18n import N_
 from app.services import (
     NotFound,
     ServiceError,
@@ -44,7 +45,6 @@ from app.services import (
 from app.services.analysis import SolverBusy
 from app.services.errors import PlayerDeleted
 from app.services.ratelimit import RateLimited
-from app.i18n import N_
 from app.web.deps import clear_identity
 from app.web.rendering import render_error
 

@@ -11,12 +11,13 @@ in this order:
 3. static files (``/static/...``, ``static_app``): the security headers only, never a
    ``Set-Cookie`` (a response that may sit in a shared cache for a year);
 4. everything else: the request's language (``app.i18n.current_locale``: the player's choice
-   in its cookie, else ``Accept-Language``), the body cap (``app.web.body_limit``: ``413`` before anything reads an
-   oversized body), the keyed hash of the client's address for the services' per-address
-   limits (``app.web.security``, ``app.services.clients.current_address``), the player
-   (identity and CSRF, ``app.web.deps``: a refused request gets ``403`` before any route
-   runs, a new player's cookie is set on whatever the response is); after the response, the
-   request's database sessions are closed (``app.db.session.get_db``);
+   in its cookie, else ``Accept-Language``), the body cap (``app.web.body_limit``: ``413``
+   before anything reads an oversized body), the keyed hash of the client's address for the
+   services' per-address limits (``app.web.security``,
+   ``app.services.clients.current_address``), the player (identity and CSRF,
+   ``app.web.deps``: a refused request gets ``403`` before any route runs, a new player's
+   cookie is set on whatever the response is); after the response, the request's database
+   sessions are closed (``app.db.session.get_db``);
 5. on every response: the security headers it lacks (``app.web.security``), ``X-Request-ID``,
    the time to its first byte by route template (``scope["route"]``, set by the router:
    never the raw path), the open event streams, and the access log (``scorpion.access``).

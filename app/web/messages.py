@@ -59,7 +59,7 @@ _KINDS: dict[str, tuple[str, Callable[[str], str]]] = {
 
 # The messages with values in them: their English form (``{name}``: a value; its kind by the
 # name's start, see _KINDS), the same as a message of the catalog.
-PATTERNS = (
+PATTERNS: tuple[str, ...] = (
     N_("There is no such column: columns are numbered 0 to {n}."),
     N_("Column {n} is empty: there is no card to pick up."),
     N_("Column {n} has no card at position {n2}."),
@@ -110,17 +110,23 @@ MESSAGES = (
     N_("That day has not come yet: its daily deal is still a secret."),
     N_("There is no such challenge."),
     N_("There is no such shared deal."),
+    N_("There is no such game."),
+    N_("No daily deal was played on that day."),
+    N_("This game is won and finished: there is nothing left to analyse."),
     N_("A winnable deal is chosen by the server: give no deal number or deal string."),
     N_(
         "A display name starts with a letter or digit and holds only letters (A-Z), "
         "digits, spaces and the characters - _ . '"
     ),
-    N_(
-        "Names like \u201cPlayer 4F2A\u201d are kept for players without a name: "
-        "choose another."
-    ),
+    N_("Names like \u201cPlayer 4F2A\u201d are kept for players without a name: choose another."),
 )
 PATTERNS += (
+    N_(
+        "The game has changed since you last saw it (it is at version {n}, not {n2}): "
+        "reload it and try again."
+    ),
+    N_("There is no difficulty called {text}: choose easy, medium or hard."),
+    N_("There is no variant called {text}: choose one of {text2}."),
     N_("{title} daily deal of {text}"),
     N_("{title} challenge"),
     N_("A display name has at most {n} characters."),

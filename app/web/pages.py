@@ -39,6 +39,7 @@ from app.services.replay import replay_game
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
 from app.web.lean import LeanRoute, LeanRouter, try_first
+from app.web.messages import translate
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -56,7 +57,6 @@ from app.web.rendering import (
     render_update,
     see_other,
 )
-from app.web.messages import translate
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 

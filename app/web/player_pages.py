@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from app import i18n, services
 from app.config import get_settings
 from app.db.session import SessionDep
-from app.services import ServiceError
 from app.i18n import N_, gettext
+from app.services import ServiceError
 from app.services import profiles as profile_service
 from app.services.players import set_locale
 from app.web import charts
@@ -192,6 +192,8 @@ def save_profile(
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
-        ctx.update(profile_error=translate(exc.message), profile_form=(display_name or "")[:40], done=None)
+        ctx.update(
+            profile_error=translate(exc.message), profile_form=(display_name or "")[:40], done=None
+        )
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=profile")

@@ -25,10 +25,10 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from app.config import get_settings
+from app.i18n import current_locale
 from app.services.race_hub import RESYNC, StreamSlot, hub, slots
 from app.services.race_panel import panel_rows, snapshot
 from app.services.race_progress import Progress
-from app.i18n import current_locale
 from app.web.rendering import templates
 
 KEEPALIVE_SECONDS = 15.0

@@ -461,8 +461,7 @@ def conflict_page(
         csrf_token,
         current,
         error=gettext(
-            "This game changed in another tab or window; here is where it stands now. "
-            "({message})"
+            "This game changed in another tab or window; here is where it stands now. ({message})"
         ).format(message=translate(message)),
     )
     # htmx asked and got its answer, the board as it stands: 200 (a browser logs every 4xx as

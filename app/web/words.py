@@ -200,7 +200,5 @@ def describe_change(
         if after.runs_needed == 4:
             parts.append(gettext("All four suits are complete: you won!"))
         else:
-            parts.append(
-                gettext("All {n} runs are complete: you won!").format(n=after.runs_needed)
-            )
+            parts.append(gettext("All {n} runs are complete: you won!").format(n=after.runs_needed))
     return " ".join(p for p in parts if p)
