@@ -88,9 +88,20 @@ DONE_MESSAGES = {
 def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
+    # The settings page shows the stored choice: a device whose cookie says otherwise (the
+    # language changed on another device of the player) follows the settings from here on.
+    state = request.scope.get("state") or {}
+    stored = i18n.normalize(ctx["prefs"].locale) or i18n.AUTO
+    stale = state.get("locale_cookie") not in (None, stored)
+    if stale:
+        i18n.current_locale.set(i18n.choose(stored, state.get("accept_language")))
+        state["locale_cookie"] = stored
     message = DONE_MESSAGES.get(done or "")
     ctx["done"] = gettext(message) if message else None
-    return render(request, "privacy.html", ctx)
+    response = render(request, "privacy.html", ctx)
+    if stale:
+        set_locale_cookie(response, stored)
+    return response
 
 
 @router.post("/settings", response_class=HTMLResponse)

@@ -36,6 +36,7 @@ from app.services.players import stored_locale
 from app.web import board_html, static_files
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.examples import variant_example
+from app.web.js_text import js_text
 from app.web.messages import translate
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
@@ -135,6 +136,7 @@ templates.env.filters.update(
     duration=i18n.format_duration,
 )
 templates.env.globals.update(
+    js_text=js_text,
     translate=translate,
     current_locale=i18n.current_locale.get,
     locale_names=i18n.LOCALE_NAMES,

@@ -221,3 +221,20 @@ def test_a_refused_move_is_explained_in_chinese(app: FastAPI) -> None:
     )
     assert api.status_code == 422
     assert api.json()["detail"] == "A face-down card cannot be moved."
+
+
+def test_the_settings_page_mends_a_device_whose_cookie_is_stale(app: FastAPI) -> None:
+    """The language changed on another device of the player: this device's cookie still says
+    the old one; the privacy & settings page shows the stored choice and mends the cookie."""
+    browser = Browser(app)
+    browser.post("/settings/language", {"locale": "zh-CN", "next": "/"})
+    cookie_name = next(n for n in browser.http.cookies if n != i18n.LOCALE_COOKIE)
+    other = Browser(app)
+    other.http.cookies.clear()
+    other.http.cookies.set(cookie_name, browser.http.cookies[cookie_name])
+    assert lang_of(other.get("/").text) == "zh-CN"
+    browser.post("/settings/language", {"locale": "en", "next": "/"})  # the first device
+    page = other.get("/privacy")
+    assert lang_of(page.text) == "en"
+    assert f"{i18n.LOCALE_COOKIE}=en" in page.headers["set-cookie"]
+    assert lang_of(other.get("/stats").text) == "en"
