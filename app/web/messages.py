@@ -111,6 +111,10 @@ MESSAGES = (
     N_("There is no such challenge."),
     N_("There is no such shared deal."),
     N_("There is no such game."),
+    N_(
+        'This browser\'s player data was deleted ("Delete everything"), so nothing can be '
+        "saved for it any more. Reload the page to start afresh as a new player."
+    ),
     N_("No daily deal was played on that day."),
     N_("This game is won and finished: there is nothing left to analyse."),
     N_("A winnable deal is chosen by the server: give no deal number or deal string."),
@@ -121,6 +125,15 @@ MESSAGES = (
     N_("Names like \u201cPlayer 4F2A\u201d are kept for players without a name: choose another."),
 )
 PATTERNS += (
+    N_(
+        "Too many new games: at most {n} every {n2} seconds. "
+        "Please wait {n3} seconds and try again."
+    ),
+    N_("Too many actions: at most {n} every {n2} seconds. Please wait {n3} seconds and try again."),
+    N_(
+        "The solver is busy with other players' questions just now: nothing was asked "
+        "and your game is unchanged. Please try again in {n} seconds."
+    ),
     N_(
         "The game has changed since you last saw it (it is at version {n}, not {n2}): "
         "reload it and try again."

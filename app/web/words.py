@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from app.engine import Move, PublicView
-from app.i18n import N_, current_locale, gettext, ngettext
+from app.i18n import N_, current_locale, gettext, ngettext, pgettext
 from app.i18n import format_duration as format_seconds
 
 __all__ = ["format_seconds"]
@@ -71,7 +71,16 @@ def with_rest_held(n: int) -> str:
     return ngettext(" with the card on it", " with the %(n)d cards on it", n - 1) % {"n": n - 1}
 
 
-PILE_SHORT = {"column": "", "reserve": "R", "cell": "F"}
+def pile_short(kind: str) -> str:
+    """A pile in a hint's short form ("R1": reserve card 1, "F2": free cell 2; a column is
+    its number alone)."""
+    if kind == "reserve":
+        return pgettext("a hint's short name of a reserve card", "R")
+    if kind == "cell":
+        return pgettext("a hint's short name of a free cell", "F")
+    return ""
+
+
 PILE_WORDS = {"reserve": N_("reserve card"), "cell": N_("free cell")}
 
 
@@ -91,8 +100,8 @@ def moved_code(view: PublicView, move: Move) -> str | None:
 def short_move(view: PublicView, move: Move) -> str:
     code = moved_code(view, move) or "?"
     label = rank_label(code[0]) + SUIT_SYMBOLS.get(code[1], "")
-    src = PILE_SHORT[move.from_pile] + str(move.from_column + 1)
-    dst = PILE_SHORT[move.to_pile] + str(move.to_column + 1)
+    src = pile_short(move.from_pile) + str(move.from_column + 1)
+    dst = pile_short(move.to_pile) + str(move.to_column + 1)
     return f"{label} {src}\u2192{dst}"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
@@ -238,3 +239,20 @@ def test_the_settings_page_mends_a_device_whose_cookie_is_stale(app: FastAPI) ->
     assert lang_of(page.text) == "en"
     assert f"{i18n.LOCALE_COOKIE}=en" in page.headers["set-cookie"]
     assert lang_of(other.get("/stats").text) == "en"
+
+
+def test_a_missing_compiled_catalog_is_compiled_from_its_po(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checkout not installed since its catalog changed has no .mo: the site still speaks
+    Chinese (the .po compiled in memory) and says so in its log."""
+    monkeypatch.setattr(i18n, "mo_path", lambda locale: tmp_path / "missing.mo")
+    i18n.translations.cache_clear()
+    token = i18n.current_locale.set("zh-CN")
+    try:
+        with caplog.at_level("WARNING", logger="app.i18n"):
+            assert i18n.gettext("Skip to content") == "跳到正文"
+        assert any("compiling" in r.getMessage() for r in caplog.records)
+    finally:
+        i18n.current_locale.reset(token)
+        i18n.translations.cache_clear()
