@@ -242,10 +242,12 @@ def _hints_text(b: BoardView) -> str:
     hints = b.hints or []
     if hints:
         n = len(hints)
+        # TRANSLATORS: what ends a hint read out in a list of them, and the last one.
+        between, last = escape(gettext(";")), escape(gettext("."))
         items = "".join(
             f'<span class="hint-item" data-move="{escape(h.move)}"><span aria-hidden="true">'
             f'{escape(h.short)}</span><span class="sr">{escape(h.long)}'
-            f"{'.' if k == n - 1 else ';'}</span></span>"
+            f"{last if k == n - 1 else between}</span></span>"
             for k, h in enumerate(hints)
         )
         if b.can_deal:
