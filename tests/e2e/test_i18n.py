@@ -53,6 +53,15 @@ def test_the_play_page_in_chinese_and_the_switch(
         expect(page.locator("#message")).to_contain_text("已放回")
         shot(page, f"i18n-zh-{size}")
 
+        # Chinese text fits the screen sideways on every page, as the English does.
+        width = page.viewport_size["width"] if page.viewport_size else 0
+        game_url = page.url
+        for path in ("/", "/rules", "/privacy", "/stats", "/daily/scorpion"):
+            page.goto(server.url + path)
+            expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+        page.goto(game_url)
+
         # The switch at the bottom of the page: English, and the same game.
         url = page.url
         page.locator("#lang-switch #lang-en").click()
