@@ -104,6 +104,48 @@ templates.env.install_gettext_callables(  # type: ignore[attr-defined]
     pgettext=i18n.pgettext,
     npgettext=i18n.npgettext,
 )
+# ...then Jinja's newstyle wrappers replaced by the same behaviour at a fraction of the cost
+# (theirs: ~10 us a call through Context.call, some sixty calls a page): the translation as
+# Markup (every template autoescapes), ``%`` applied with the (escaped) arguments, the
+# translated text of a message without arguments kept per locale.
+_TRANSLATED: dict[tuple[str, str], Markup] = {}
+
+
+def _jinja_gettext(__string: str, **variables: Any) -> Markup:
+    if variables:
+        return Markup(i18n.gettext(__string)) % variables
+    key = (i18n.current_locale.get(), __string)
+    text = _TRANSLATED.get(key)
+    if text is None:
+        if len(_TRANSLATED) >= 8192:
+            _TRANSLATED.clear()
+        text = _TRANSLATED[key] = Markup(i18n.gettext(__string)) % {}
+    return text
+
+
+def _jinja_ngettext(__singular: str, __plural: str, __num: int, **variables: Any) -> Markup:
+    variables.setdefault("num", __num)
+    return Markup(i18n.ngettext(__singular, __plural, __num)) % variables
+
+
+def _jinja_pgettext(__context: str, __string: str, **variables: Any) -> Markup:
+    return Markup(i18n.pgettext(__context, __string)) % variables
+
+
+def _jinja_npgettext(
+    __context: str, __singular: str, __plural: str, __num: int, **variables: Any
+) -> Markup:
+    variables.setdefault("num", __num)
+    return Markup(i18n.npgettext(__context, __singular, __plural, __num)) % variables
+
+
+templates.env.globals.update(
+    _=_jinja_gettext,
+    gettext=_jinja_gettext,
+    ngettext=_jinja_ngettext,
+    pgettext=_jinja_pgettext,
+    npgettext=_jinja_npgettext,
+)
 
 
 def static_url(path: str) -> str:

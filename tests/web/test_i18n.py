@@ -256,3 +256,27 @@ def test_a_missing_compiled_catalog_is_compiled_from_its_po(
     finally:
         i18n.current_locale.reset(token)
         i18n.translations.cache_clear()
+
+
+def test_template_gettext_escapes_arguments_and_keeps_languages_apart() -> None:
+    """The templates' ``_()`` (app/web/rendering.py: Jinja's newstyle semantics, faster): the
+    message's own HTML kept, its arguments escaped, ``%%`` a percent sign, plurals, and the
+    per-locale memo never answering one language with another's text."""
+    from app.web.rendering import templates
+
+    page = templates.env.from_string(
+        '{{ _("Rules of %(title)s", title="<b>") }}|{{ _("95%% confidence interval") }}|'
+        '{{ ngettext("%(num)d move made", "%(num)d moves made", 2) }}|{{ _("Skip to content") }}'
+    )
+    token = i18n.current_locale.set("en")
+    try:
+        assert (
+            page.render()
+            == "Rules of &lt;b&gt;|95% confidence interval|2 moves made|Skip to content"
+        )
+        i18n.current_locale.set("zh-CN")
+        assert page.render() == "&lt;b&gt;的规则|95% 置信区间|已走 2 步|跳到正文"
+        i18n.current_locale.set("en")
+        assert page.render().endswith("|Skip to content")
+    finally:
+        i18n.current_locale.reset(token)
