@@ -19,7 +19,7 @@ from urllib.parse import quote
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
@@ -166,16 +166,28 @@ templates.env.globals.update(format_seconds=format_seconds)
 # The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
 templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
 templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=_StatusText())
-# Numbers, percentages, dates and times as the request's language writes them.
+# Numbers, percentages, dates and times as the request's language writes them. (Each takes
+# the context, so that Jinja never folds a constant's filter at compile time, in whatever
+# language was current then.)
+
+
+def _per_request(f: Callable[..., str]) -> Callable[..., str]:
+    @pass_context
+    def apply(context: Any, value: Any, *args: Any) -> str:
+        return f(value, *args)
+
+    return apply
+
+
 templates.env.filters.update(
     # ``|t``: a text that is not written in the template (a variant's title, a caption) in
     # the request's language, escaped like any value (``_()`` would mark it safe).
-    t=i18n.gettext,
-    number=i18n.format_number,
-    percent=i18n.format_percentage,
-    day=i18n.format_day,
-    when=i18n.format_when,
-    duration=i18n.format_duration,
+    t=_per_request(i18n.gettext),
+    number=_per_request(i18n.format_number),
+    percent=_per_request(i18n.format_percentage),
+    day=_per_request(i18n.format_day),
+    when=_per_request(i18n.format_when),
+    duration=_per_request(i18n.format_duration),
 )
 templates.env.globals.update(
     js_text=js_text,

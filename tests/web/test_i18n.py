@@ -280,3 +280,17 @@ def test_template_gettext_escapes_arguments_and_keeps_languages_apart() -> None:
         assert page.render().endswith("|Skip to content")
     finally:
         i18n.current_locale.reset(token)
+
+
+def test_filters_on_constants_follow_the_request_language() -> None:
+    """A filter applied to a constant is not folded at compile time in one language."""
+    from app.web.rendering import templates
+
+    page = templates.env.from_string('{{ "Scorpion"|t }} {{ 0.5|percent }}')
+    token = i18n.current_locale.set("zh-CN")
+    try:
+        assert page.render() == "蝎子 50%"
+        i18n.current_locale.set("en")
+        assert page.render() == "Scorpion 50%"
+    finally:
+        i18n.current_locale.reset(token)
