@@ -352,7 +352,9 @@ def render(
 ) -> Response:
     """The template ``name`` (or only its ``block`` / ``blocks``), not cached, ``Vary``-ing
     on ``HX-Request`` and ``Accept-Language``, in the request's language."""
-    remember = None if (blocks or block) else _stored_choice(request)
+    # (not on the play page: its read stays the one read on the loop's connection, issue 12;
+    # any other full page brings a device without the language cookie the stored choice)
+    remember = None if (blocks or block or name == "play.html") else _stored_choice(request)
     if blocks:
         response = templates.TemplateResponse(
             request, name, context, status_code=status_code, block_names=blocks
@@ -383,11 +385,13 @@ def _stored_choice(request: Request) -> str | None:
     """A device without the language cookie (a browser that joined its player, one that lost
     its cookies) reads the player's stored choice once, on a full page: the page is in that
     language and the answer sets the cookie (returned: the choice, or ``auto``). None when
-    the cookie is there already or the player is new."""
+    the cookie is there already, the player is new or the page answers an action."""
     state = request.scope.get("state") or {}
     player = state.get("player_id")
     if state.get("locale_cookie") is not None or state.get("player_is_new", True) or not player:
         return None
+    if request.method not in ("GET", "HEAD"):
+        return None  # (a page answering an action: its one transaction only, no extra read)
     try:
         choice = i18n.normalize(stored_locale(request_session(request.scope), player))
     except SQLAlchemyError:
