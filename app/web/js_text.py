@@ -1,13 +1,14 @@
 """The words ``static/js/board.js`` says (screen-reader lines, the confirmation dialog), in the
-request's language: every page carries them as JSON (``<script type="application/json"
-id="js-text">``, data, never run), and the script looks each English text up there, falling
-back to the English. ``{name}`` marks a value the script fills in."""
+request's language: every page carries them as JSON in an attribute (``<div id="js-text"
+hidden data-texts="...">``: data, no inline script, which the security policy forbids), and
+the script looks each English text up there, falling back to the English. ``{name}`` marks a
+value the script fills in."""
 
 from __future__ import annotations
 
 import json
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.i18n import N_, current_locale, gettext
 
@@ -37,13 +38,11 @@ _RENDERED: dict[str, Markup] = {}
 
 
 def js_text() -> Markup:
-    """The script's texts as a JSON ``<script>`` element (made once per language)."""
+    """The script's texts as JSON in a hidden element's attribute (made once per language)."""
     locale = current_locale.get()
     html = _RENDERED.get(locale)
     if html is None:
         table = {text: gettext(text) for text in JS_TEXTS}
-        data = json.dumps(table, ensure_ascii=False).replace("<", "\\u003c")
-        html = _RENDERED[locale] = Markup(
-            f'<script type="application/json" id="js-text">{data}</script>'
-        )
+        data = escape(json.dumps(table, ensure_ascii=False))
+        html = _RENDERED[locale] = Markup(f'<div id="js-text" hidden data-texts="{data}"></div>')
     return html

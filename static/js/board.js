@@ -42,7 +42,8 @@
   let texts = null;
   function tr(text, values) {
     if (texts === null) {
-      try { texts = JSON.parse(($("#js-text") || {}).textContent || "{}"); } catch (e) { texts = {}; }
+      const el = $("#js-text");
+      try { texts = JSON.parse((el && el.dataset.texts) || "{}"); } catch (e) { texts = {}; }
     }
     let out = texts[text] || text;
     Object.keys(values || {}).forEach((k) => { out = out.split("{" + k + "}").join(values[k]); });
