@@ -10,12 +10,11 @@ import json
 
 from markupsafe import Markup, escape
 
-from app.i18n import N_, current_locale, gettext
+from app.i18n import N_, current_locale, gettext, ngettext
 
 JS_TEXTS = (
     N_("Picked up the {card}: now choose the column it goes to."),
     N_("Picked up the {card}{rest}: now choose the column it goes to."),
-    N_(" with the card on it"),
     N_(" with the {n} cards on it"),
     N_("Put back."),
     N_("Choose a face-up card first, then the column it goes to."),
@@ -43,6 +42,9 @@ def js_text() -> Markup:
     html = _RENDERED.get(locale)
     if html is None:
         table = {text: gettext(text) for text in JS_TEXTS}
+        # (the singular of app.web.words.with_rest_held's plural message)
+        one = ngettext(" with the card on it", " with the %(n)d cards on it", 1)
+        table[" with the card on it"] = one % {"n": 1}
         data = escape(json.dumps(table, ensure_ascii=False))
         html = _RENDERED[locale] = Markup(f'<div id="js-text" hidden data-texts="{data}"></div>')
     return html

@@ -294,3 +294,20 @@ def test_filters_on_constants_follow_the_request_language() -> None:
         assert page.render() == "Scorpion 50%"
     finally:
         i18n.current_locale.reset(token)
+
+
+def test_the_scripts_texts_are_in_the_page_language(app: FastAPI) -> None:
+    """board.js's words (picking up a card, the confirmation) come with the page, translated."""
+    browser = Browser(app)
+    page = browser.get("/", headers=ZH).text
+    m = re.search(r'<div id="js-text" hidden data-texts="([^"]+)"', page)
+    assert m
+    import html
+    import json
+
+    texts = json.loads(html.unescape(m.group(1)))
+    assert texts["Put back."] == "已放回。"
+    assert texts[" with the card on it"] == "连同其上的 1 张牌"
+    assert texts[" with the {n} cards on it"] == "连同其上的 {n} 张牌"
+    assert all(value for value in texts.values())
+    assert all(not value.isascii() for key, value in texts.items() if key != "card")
