@@ -68,6 +68,8 @@ def extract() -> Catalog:
         header_comment=HEADER,
         fuzzy=False,
     )
+    plain: set[str] = set()
+    plural: set[str] = set()
     for filename, lineno, message, comments, context in extract_from_dir(
         str(ROOT),
         method_map,
@@ -78,6 +80,10 @@ def extract() -> Catalog:
     ):
         if filename.startswith("scripts") or filename.startswith("tests"):
             continue
+        if isinstance(message, tuple):
+            plural.add(message[0])
+        else:
+            plain.add(message)
         catalog.add(
             message,
             None,
@@ -87,6 +93,9 @@ def extract() -> Catalog:
         )
     for message, note in _engine_messages():
         catalog.add(message, None, [("app/engine/variants.py", 0)], auto_comments=[note])
+    # A text used both alone and as a plural's singular is one catalog entry, a plural one,
+    # which a plain gettext never finds: reported by ``problems``.
+    catalog.both_plain_and_plural = sorted(plain & plural)  # type: ignore[attr-defined]
     return catalog
 
 
@@ -154,6 +163,8 @@ def problems() -> list[str]:
     found: list[str] = []
     if not POT.is_file() or _without_date(POT.read_bytes()) != _without_date(_pot_bytes(template)):
         found.append(f"{POT.relative_to(ROOT)} is out of date: run `make i18n`")
+    for text in getattr(template, "both_plain_and_plural", []):
+        found.append(f"used both alone and as a plural (word one of them apart): {text!r}")
     for locale in TRANSLATED:
         catalog = read_catalog(locale)
         for message in template:
