@@ -31,7 +31,7 @@ def _pct(value: Any, digits: int = 2) -> str:
     return f"{100.0 * float(value):.{digits}f}%"
 
 
-def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str, str]]:
+def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One row of display text per variant (entries that cannot be read are left out)."""
     if entries is None:
         try:
@@ -39,7 +39,7 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
         except (OSError, ValueError):
             log.exception("the odds file could not be read")
             return []
-    rows: list[dict[str, str]] = []
+    rows: list[dict[str, Any]] = []
     for e in entries:
         try:
             name = str(e["variant"])
@@ -61,6 +61,13 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
                     "undecided_n": f"{int(e['unknown']):,}",
                     # Undecided deals had the longer retry budget, when there was one.
                     "budget": f"{max(float(e['budget_seconds']), retry):g}",
+                    # The same as numbers, for the rules page to write in its language.
+                    "deals_n": deals,
+                    "first_n": int(e["first_deal"]),
+                    "last_n": int(e["last_deal"]),
+                    "ci_low": _pct(e["ci_low"]),
+                    "ci_high": _pct(e["ci_high"]),
+                    "undecided_count": int(e["unknown"]),
                 }
             )
         except (KeyError, TypeError, ValueError):
@@ -68,7 +75,7 @@ def odds_rows(entries: Sequence[dict[str, Any]] | None = None) -> list[dict[str,
     return rows
 
 
-def readme_block(rows: list[dict[str, str]]) -> str:
+def readme_block(rows: list[dict[str, Any]]) -> str:
     """The Markdown between the README's markers (markers included)."""
     if not rows:
         body = "The solver is still working through the deals: no odds are published yet."
@@ -87,7 +94,7 @@ def readme_block(rows: list[dict[str, str]]) -> str:
     return f"{START}\n{body}\n{END}"
 
 
-def render_readme(text: str, rows: list[dict[str, str]]) -> str:
+def render_readme(text: str, rows: list[dict[str, Any]]) -> str:
     """``text`` with its odds block replaced (``ValueError`` if the markers are missing)."""
     start, end = text.find(START), text.find(END)
     if start < 0 or end < start:

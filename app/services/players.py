@@ -57,6 +57,7 @@ def _preferences(row: PlayerSettings) -> PlayerPreferences:
         four_colour=bool(row.four_colour),
         theme=row.theme if row.theme in THEMES else "auto",
         large_cards=bool(row.large_cards),
+        locale=row.locale,
     )
 
 
@@ -86,6 +87,24 @@ def get_display(db: Session | Connection, player_id: str) -> Display:
         return Display()
     theme = found["theme"] if found["theme"] in THEMES else "auto"
     return Display(bool(found["four_colour"]), theme, bool(found["large_cards"]))
+
+
+def stored_locale(db: Session, player_id: str) -> str | None:
+    """The player's chosen language (None: follow the browser, or no settings yet)."""
+    with read_tx(db):
+        return db.scalar(select(PlayerSettings.locale).where(PlayerSettings.player_id == player_id))
+
+
+def set_locale(db: Session, player_id: str, locale: str | None) -> PlayerPreferences:
+    """Keep the player's language (a tag of ``app.i18n.LOCALES``; None: follow the browser)."""
+    count_request(db, player_id, "actions")
+    with write_tx(db):
+        row = ensure_player(db, player_id)
+        row.locale = locale
+        row.updated_at = utcnow()
+        return PlayerPreferences(
+            save_games=row.save_games, record_stats=row.record_stats, locale=row.locale
+        )
 
 
 def update_settings(

@@ -110,6 +110,7 @@ class Display:
 class PlayerPreferences:
     save_games: bool = True
     record_stats: bool = True
+    locale: str | None = None  # the site's language; None: follow the browser (issue 33)
     four_colour: bool = False
     theme: str = "auto"
     large_cards: bool = False

@@ -30,6 +30,7 @@ from app.config import get_settings
 from app.db.session import SessionDep
 from app.engine import DEFAULT_VARIANT, PILES, Move, pile_move
 from app.engine.solver import winnable_deals
+from app.i18n import N_, gettext
 from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverBusy, SolverHint, analyse_game
@@ -52,8 +53,8 @@ from app.web.words import describe_move
 
 router = APIRouter(include_in_schema=False)
 
-ASSISTED_NOTE = "This game is now marked as assisted in your statistics."
-NOT_ASSISTED_NOTE = "No answer, no help: the game is not marked as assisted."
+ASSISTED_NOTE = N_("This game is now marked as assisted in your statistics.")
+NOT_ASSISTED_NOTE = N_("No answer, no help: the game is not marked as assisted.")
 
 
 # -- template globals --------------------------------------------------------------------------
@@ -67,7 +68,7 @@ def winnable_catalog(variant: str) -> int:
         return 0
 
 
-def solver_odds() -> list[dict[str, str]]:
+def solver_odds() -> list[dict[str, Any]]:
     """The published odds, one row of display text per variant (whatever ``odds.json`` holds
     now, read at every request)."""
     return odds_rows()
@@ -131,30 +132,33 @@ def _hint_from_code(value: Any) -> SolverHint | None:
 
 
 def _answer_text(kind: str, verdict: str, hint_text: str | None) -> str:
-    budget = get_settings().analysis_budget_seconds
+    budget = f"{get_settings().analysis_budget_seconds:g}"
     if kind == "hint":
         if verdict == "win" and hint_text:
-            text = f"Solver hint: {hint_text}. This keeps the game winnable."
+            text = gettext("Solver hint: {hint}. This keeps the game winnable.").format(
+                hint=hint_text
+            )
         elif verdict == "loss":
-            text = (
+            text = gettext(
                 "No solver hint: this game is no longer winnable, no sequence of moves wins "
                 "from here."
             )
         else:
-            text = (
-                f"No solver hint: the solver could not tell in time ({budget:g} s) whether "
+            text = gettext(
+                "No solver hint: the solver could not tell in time ({budget} s) whether "
                 "this game can still be won."
-            )
+            ).format(budget=budget)
     elif verdict == "win":
-        text = "Still winnable: the solver found a way to win from here."
+        text = gettext("Still winnable: the solver found a way to win from here.")
     elif verdict == "loss":
-        text = "No longer winnable: no sequence of moves wins from here."
+        text = gettext("No longer winnable: no sequence of moves wins from here.")
     else:
-        text = (
-            f"Could not tell in time: the solver did not finish within {budget:g} s. "
+        text = gettext(
+            "Could not tell in time: the solver did not finish within {budget} s. "
             "The game may or may not still be winnable."
-        )
-    return f"{text} {NOT_ASSISTED_NOTE if verdict == 'unknown' else ASSISTED_NOTE}"
+        ).format(budget=budget)
+    note = NOT_ASSISTED_NOTE if verdict == "unknown" else ASSISTED_NOTE
+    return f"{text} {gettext(note)}"
 
 
 def _answer_page(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app.i18n import current_locale, gettext, ngettext
 from app.web.view import BoardView, ColumnView
 from app.web.view import html_escape as escape
 from app.web.words import card_name, suit_name
@@ -38,11 +39,22 @@ PAGE_PARTS += ("undo_button", "redo_button", "message_text", "board_fields")
 _COLUMNS: dict[tuple[Any, ...], str] = {}
 _CARDS: dict[tuple[Any, ...], str] = {}
 
-_DOWN = (
-    '\n<i class="card down" role=img aria-label="face-down card">'
-    '<svg role=none><use href="#back"/></svg></i>'
-)
-_DOWN_TOP = _DOWN.replace("card down", "card down top", 1)
+_DOWNS: dict[str, tuple[str, str]] = {}
+
+
+def _downs() -> tuple[str, str]:
+    """A face-down card's markup, and the same at a column's open end, in the request's
+    language (by locale)."""
+    locale = current_locale.get()
+    pair = _DOWNS.get(locale)
+    if pair is None:
+        label = escape(gettext("face-down card"))
+        down = (
+            f'\n<i class="card down" role=img aria-label="{label}">'
+            '<svg role=none><use href="#back"/></svg></i>'
+        )
+        pair = _DOWNS[locale] = (down, down.replace("card down", "card down top", 1))
+    return pair
 
 
 def card_html(c: int, i: int, code: str, selected: bool, hint_src: bool, last: bool) -> str:
@@ -54,7 +66,7 @@ def card_html(c: int, i: int, code: str, selected: bool, hint_src: bool, last: b
     flags = (" top" if last else "") + (" sel" if selected else "")
     if hint_src:
         flags += " hint-src"
-    picked = ", picked up" if selected else ""
+    picked = gettext(", picked up") if selected else ""
     name, code = escape(card_name(code)), escape(code)
     return (
         f'\n<a class="card {code[1]}{flags}" href="?select={c}-{i}" data-col={c} data-idx={i} '
@@ -83,19 +95,21 @@ def _cards(col: ColumnView, start: int = 0) -> str:
     card or two)."""
     c, sel, hints = col.index, col.sel, col.hint_src
     last = len(col.codes) - 1
+    down, down_top = _downs()
+    locale = current_locale.get()
     out = []
     for i, code in enumerate(col.codes):
         if i < start:
             continue
         if code is None:
-            out.append(_DOWN_TOP if i == last else _DOWN)
+            out.append(down_top if i == last else down)
             continue
-        key = (c, i, code, i == sel, i in hints, i == last)
+        key = (c, i, code, i == sel, i in hints, i == last, locale)
         html = _CARDS.get(key)
         if html is None:
             if len(_CARDS) >= 8192:
                 _CARDS.clear()
-            html = _CARDS[key] = card_html(*key)
+            html = _CARDS[key] = card_html(c, i, code, i == sel, i in hints, i == last)
         out.append(html)
     return "".join(out)
 
@@ -112,18 +126,25 @@ def _column(col: ColumnView, b: BoardView, keep: int = 0) -> str:
         f'style="--n:{col.offsets};--d:{col.down};--u:{col.up}">'
     ]
     if not col.codes:
-        takes = ", accepts any card" if b.empty_any else ", accepts only a King"
+        if b.empty_any:
+            label = gettext("Column {n}: empty, accepts any card").format(n=n + 1)
+            shown = gettext("Any card")
+        else:
+            label = gettext("Column {n}: empty, accepts only a King").format(n=n + 1)
+            shown = gettext("K only")
         out.append(
             f'\n  <button class="slot" type="submit" name="to_column" value="{n}" data-col="{n}" '
-            f'aria-label="Column {n + 1}: empty{takes}">\n    <span aria-hidden="true">'
-            f"{'Any card' if b.empty_any else 'K only'}</span></button>"
+            f'aria-label="{escape(label)}">\n    <span aria-hidden="true">'
+            f"{escape(shown)}</span></button>"
         )
     else:
         out.append(_cards(col, keep))
     if (b.sel and b.sel[0] != n) or b.sel_pile:
+        here = escape(gettext("Move here"))
+        where = escape(gettext(" (column {n})").format(n=n + 1))
         out.append(
-            f'\n  <button class="drop" type="submit" name="to_column" value="{n}">Move here'
-            f'<span class="sr"> (column {n + 1})</span></button>'
+            f'\n  <button class="drop" type="submit" name="to_column" value="{n}">{here}'
+            f'<span class="sr">{where}</span></button>'
         )
     out.append("\n</div>")
     return "".join(out)
@@ -147,13 +168,18 @@ def column_html(col: ColumnView, b: BoardView, keep: int = 0) -> str:
 def stock_button(b: BoardView) -> str:
     """The stock: its button deals (disabled when it cannot), with the cards left."""
     if b.stock:
-        title = f"Deal the stock: one card onto each of the first {b.stock} columns (D)"
+        title = gettext("Deal the stock: one card onto each of the first {n} columns (D)").format(
+            n=b.stock
+        )
         pile = '<svg aria-hidden="true"><use href="#back"/></svg>'
-        label = f'Deal <span class="n">{b.stock}</span>'
+        label = escape(gettext("Deal {n}")).replace("{n}", f'<span class="n">{b.stock}</span>')
     else:
-        title = "The stock is empty" if b.has_stock else f"{b.variant_title} has no stock"
+        if b.has_stock:
+            title = gettext("The stock is empty")
+        else:
+            title = gettext("{title} has no stock").format(title=b.variant_title)
         pile = '<span class="slot-empty"></span>'
-        label = "Stock empty" if b.has_stock else "No stock"
+        label = escape(gettext("Stock empty") if b.has_stock else gettext("No stock"))
     classes = ("" if b.stock else " empty") + (" hint-src" if b.hint_deal else "")
     return (
         f'<button class="stock{classes}" id="deal-btn" type="submit"'
@@ -182,32 +208,39 @@ def runs_list(b: BoardView) -> str:
     for s in b.completed_slots:
         if s:
             suit = escape(s)
+            done = escape(gettext("{suit} completed").format(suit=suit_name(s)))
             slots.append(
                 f'<li class="fslot done {suit}"><svg class="mini" viewBox="0 0 100 100" '
                 f'aria-hidden="true" focusable="false"><use href="#s-{suit}"/></svg>'
-                f'<span class="sr">{escape(suit_name(s))} completed</span></li>'
+                f'<span class="sr">{done}</span></li>'
             )
         else:
             slots.append('<li class="fslot"></li>')
+    label = gettext("Completed runs: {n} of {total}").format(
+        n=len(b.completed), total=b.runs_needed
+    )
     return (
         f'<ol class="foundation runs-{b.runs_needed}" id="foundation" '
-        f'aria-label="Completed runs: {len(b.completed)} of {b.runs_needed}">'
+        f'aria-label="{escape(label)}">'
         f"{''.join(slots)}</ol>"
     )
 
 
 def undo_button(b: BoardView) -> str:
+    title, label = escape(gettext("Undo (Z)")), escape(gettext("Undo"))
     return (
         f'<button type="submit" id="undo-btn"{"" if b.can_undo else " disabled"} '
-        'aria-keyshortcuts="Z Control+Z" title="Undo (Z)"><span aria-hidden="true">↶</span> Undo'
-        "</button>"
+        f'aria-keyshortcuts="Z Control+Z" title="{title}">'
+        f'<span aria-hidden="true">↶</span> {label}</button>'
     )
 
 
 def redo_button(b: BoardView) -> str:
+    title, label = escape(gettext("Redo (Y)")), escape(gettext("Redo"))
     return (
         f'<button type="submit" id="redo-btn"{"" if b.can_redo else " disabled"} '
-        'aria-keyshortcuts="Y" title="Redo (Y)"><span aria-hidden="true">↷</span> Redo</button>'
+        f'aria-keyshortcuts="Y" title="{title}">'
+        f'<span aria-hidden="true">↷</span> {label}</button>'
     )
 
 
@@ -234,29 +267,39 @@ def _hints_text(b: BoardView) -> str:
     hints = b.hints or []
     if hints:
         n = len(hints)
+        # TRANSLATORS: what ends a hint read out in a list of them, and the last one.
+        between, last = escape(gettext(";")), escape(gettext("."))
         items = "".join(
             f'<span class="hint-item" data-move="{escape(h.move)}"><span aria-hidden="true">'
             f'{escape(h.short)}</span><span class="sr">{escape(h.long)}'
-            f"{'.' if k == n - 1 else ';'}</span></span>"
+            f"{last if k == n - 1 else between}</span></span>"
             for k, h in enumerate(hints)
         )
-        deal = ", and the deal" if b.can_deal else ""
-        return f'<span class="hints">{n} useful move{"" if n == 1 else "s"}{deal}: {items}</span>'
+        if b.can_deal:
+            head = ngettext(
+                "%(n)d useful move, and the deal:", "%(n)d useful moves, and the deal:", n
+            )
+        else:
+            head = ngettext("%(n)d useful move:", "%(n)d useful moves:", n)
+        return f'<span class="hints">{escape(head % {"n": n})} {items}</span>'
     if b.can_deal:
-        cards = f"{b.stock} card{'' if b.stock == 1 else 's'}"
-        return (
-            f'<span class="hints">No move is left on the board. Deal the stock ({cards}) to go '
-            "on.</span>"
+        text = ngettext(
+            "No move is left on the board. Deal the stock (%(n)d card) to go on.",
+            "No move is left on the board. Deal the stock (%(n)d cards) to go on.",
+            b.stock,
         )
+        return f'<span class="hints">{escape(text % {"n": b.stock})}</span>'
+    undo_label = escape(gettext("Undo"))
     undo = (
-        '<button type="button" class="inline" data-click="undo-btn">Undo</button> '
+        f'<button type="button" class="inline" data-click="undo-btn">{undo_label}</button> '
         if b.can_undo
         else ""
     )
+    text = gettext("No move is left and the stock is empty: restart this deal or start a new game.")
+    restart = escape(gettext("Restart"))
     return (
-        '<span class="hints">No move is left and the stock is empty: restart this deal or start '
-        f'a new game. {undo}<button type="button" class="inline" data-click="restart-btn">'
-        "Restart</button></span>"
+        f'<span class="hints">{escape(text)} {undo}<button type="button" class="inline" '
+        f'data-click="restart-btn">{restart}</button></span>'
     )
 
 

@@ -7,7 +7,10 @@ from datetime import date, timedelta
 
 from markupsafe import Markup, escape
 
+from app.i18n import format_day, format_short_day, gettext, ngettext
 from app.services import DayCount, PlayerStatistics
+
+short_day = format_short_day
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +71,19 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
         f'<svg class="chart" viewBox="0 0 {w} {h}" role="img" '
         f'aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">'
     )
-    out.append(f'<title id="chart-title">Games started and won, last {days} days</title>')
-    out.append(
-        f'<desc id="chart-desc">From {first:%d %B} to {today:%d %B}: {total_s} game'
-        f"{'s' if total_s != 1 else ''} started and {total_w} won.</desc>"
-    )
+    title = gettext("Games started and won, last {n} days").format(n=days)
+    out.append(f'<title id="chart-title">{escape(title)}</title>')
+    desc = ngettext(
+        "From %(first)s to %(last)s: %(n)d game started and %(won)d won.",
+        "From %(first)s to %(last)s: %(n)d games started and %(won)d won.",
+        total_s,
+    ) % {
+        "first": format_day(first, "long"),
+        "last": format_day(today, "long"),
+        "n": total_s,
+        "won": total_w,
+    }
+    out.append(f'<desc id="chart-desc">{escape(desc)}</desc>')
     for i in range(5):
         value = top * i // 4
         y = top_pad + plot_h - plot_h * i / 4
@@ -88,16 +99,19 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
                 bh = plot_h * v / top
                 y = top_pad + plot_h - bh
                 day = first + timedelta(days=k)
-                label = "started" if cls == "bar-s" else "won"
+                if cls == "bar-s":
+                    label = gettext("{day}: {n} started").format(day=short_day(day), n=v)
+                else:
+                    label = gettext("{day}: {n} won").format(day=short_day(day), n=v)
                 out.append(
                     f'<rect class="{cls}" x="{x + dx:.1f}" y="{y:.1f}" width="{bar:.1f}" '
-                    f'height="{bh:.1f}" rx="1.5"><title>{day:%d %b}: {v} {label}</title></rect>'
+                    f'height="{bh:.1f}" rx="1.5"><title>{escape(label)}</title></rect>'
                 )
         if k % 7 == (days - 1) % 7:
             day = first + timedelta(days=k)
             out.append(
                 f'<text x="{x:.1f}" y="{h - 8}" text-anchor="middle">'
-                f"{escape(day.strftime('%d %b'))}</text>"
+                f"{escape(short_day(day))}</text>"
             )
     out.append("</svg>")
     return Markup("".join(out))

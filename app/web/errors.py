@@ -36,6 +36,7 @@ from markupsafe import escape
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.i18n import N_
 from app.services import (
     NotFound,
     ServiceError,
@@ -50,20 +51,21 @@ from app.web.rendering import prefetch_display, render_error
 log = logging.getLogger("scorpion")
 
 DB_RETRY_AFTER_SECONDS = 2
-DB_DOWN_DETAIL = (
+DB_DOWN_DETAIL = N_(
     "The game server cannot reach its database just now (or it is busy). Nothing was "
     "changed: please try again in a few seconds."
 )
+# (N_: marked for the catalog, the error pages show them translated; the JSON API in English)
 STATUS_TEXT = {
-    400: "The request could not be understood.",
-    401: "You are not signed in.",
-    403: "This request is not allowed.",
-    404: "There is nothing at this address.",
-    405: "This address does not accept that kind of request.",
-    406: "This address cannot answer in the format asked for.",
-    413: "The request is too large.",
-    415: "The request's content type is not supported: send JSON.",
-    429: "Too many requests: please wait a moment and try again.",
+    400: N_("The request could not be understood."),
+    401: N_("You are not signed in."),
+    403: N_("This request is not allowed."),
+    404: N_("There is nothing at this address."),
+    405: N_("This address does not accept that kind of request."),
+    406: N_("This address cannot answer in the format asked for."),
+    413: N_("The request is too large."),
+    415: N_("The request's content type is not supported: send JSON."),
+    429: N_("Too many requests: please wait a moment and try again."),
 }
 
 
@@ -139,16 +141,16 @@ def respond(
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return respond(
-        request, 500, "Something went wrong on our side; nothing was changed. Please retry."
+        request, 500, N_("Something went wrong on our side; nothing was changed. Please retry.")
     )
 
 
 def _http_detail(exc: StarletteHTTPException) -> tuple[int, str]:
     if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
         # FastAPI's answer to a body that is not even text (bad UTF-8): a malformed body.
-        return 422, "The request body is not valid JSON."
+        return 422, N_("The request body is not valid JSON.")
     detail = exc.detail if isinstance(exc.detail, str) else ""
-    default = STATUS_TEXT.get(exc.status_code, "The request could not be completed.")
+    default = STATUS_TEXT.get(exc.status_code, N_("The request could not be completed."))
     # Starlette's own defaults ("Not Found", "Method Not Allowed") are not sentences.
     try:
         phrase = HTTPStatus(exc.status_code).phrase

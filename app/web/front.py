@@ -10,9 +10,11 @@ in this order:
    player cookie and never cached;
 3. static files (``/static/...``, ``static_app``): the security headers only, never a
    ``Set-Cookie`` (a response that may sit in a shared cache for a year);
-4. everything else: the body cap (``app.web.body_limit``: ``413`` before anything reads an
-   oversized body), the keyed hash of the client's address for the services' per-address
-   limits (``app.web.security``, ``app.services.clients.current_address``), the player
+4. everything else: the request's language (``app.i18n.current_locale``: the player's choice
+   in its cookie, else ``Accept-Language``), the body cap (``app.web.body_limit``: ``413``
+   before anything reads an oversized body), the keyed hash of the client's address for the
+   services' per-address limits (``app.web.security``, ``app.services.clients.current_address``),
+   the player
    (identity and CSRF, ``app.web.deps``: a refused request gets ``403`` before any route
    runs, a new player's cookie is set on whatever the response is; a cookie's device not
    confirmed in the last seconds is looked up, in a worker thread: one statement of two
@@ -38,6 +40,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as SATimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import i18n
 from app import observability as obs
 from app.config import Settings, get_settings
 from app.db.session import close_request_sessions, get_engine
@@ -56,7 +59,7 @@ _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 _EVENT_STREAM = b"text/event-stream"
 _WANTED = frozenset({b"x-request-id", b"cookie", b"content-length", b"expect"})
-_WANTED |= frozenset({b"user-agent"}) | CSRF_HEADERS
+_WANTED |= frozenset({b"user-agent", b"accept-language"}) | CSRF_HEADERS
 Headers = Sequence[tuple[bytes, bytes]]
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
 
@@ -219,6 +222,7 @@ class FrontMiddleware:
         address = scope_client_address(scope, forwarded, shared.trusted_proxies)
         address_token = current_address.set(keyed_address(shared.secret_key, address or "unknown"))
         device_token = None
+        locale_token = None
         try:
             settings = self._settings()
             cookie = found.get(b"cookie")
@@ -244,6 +248,12 @@ class FrontMiddleware:
             device_token = current_device.set((identity.device_id, agent))
             new_cookie = identity.new_cookie
             state = scope["state"]
+            # The request's language (app.i18n): the player's choice, else the browser's.
+            choice = i18n.cookie_choice(cookie_text)
+            accept = found.get(b"accept-language")
+            state["locale_cookie"] = choice
+            state["accept_language"] = accept_text = accept.decode("latin-1") if accept else None
+            locale_token = i18n.current_locale.set(i18n.choose(choice, accept_text))
 
             async def send_app(message: Message) -> None:
                 if guard.refused:
@@ -277,4 +287,6 @@ class FrontMiddleware:
         finally:
             if device_token is not None:
                 current_device.reset(device_token)
+            if locale_token is not None:
+                i18n.current_locale.reset(locale_token)
             current_address.reset(address_token)

@@ -32,6 +32,7 @@ from app.engine import (
     Move,
     pile_move,
 )
+from app.i18n import N_, gettext
 from app.services import GameState, NotFound, ServiceError, VersionConflict, get_display
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
@@ -39,6 +40,7 @@ from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
 from app.web.inline import DbAction, run_action, run_read
 from app.web.lean import LeanRoute, LeanRouter, try_first
+from app.web.messages import translate
 from app.web.rendering import (
     Page,
     PageRequest,
@@ -82,7 +84,7 @@ def home_page(
     ctx = base_context(request, csrf_token, "home")
     ctx.update(
         saved=saved,
-        error=error,
+        error=translate(error) if error else None,
         form=form or {},
         min_deal=MIN_DEAL_NUMBER,
         max_deal=MAX_DEAL_NUMBER,
@@ -113,8 +115,9 @@ def new_game(
                 db,
                 player,
                 csrf_token,
-                error=f"A deal number is a whole number from {MIN_DEAL_NUMBER} to "
-                f"{MAX_DEAL_NUMBER}.",
+                error=gettext("A deal number is a whole number from {min} to {max}.").format(
+                    min=MIN_DEAL_NUMBER, max=MAX_DEAL_NUMBER
+                ),
                 form={"deal_number": deal_number[:20], "variant": variant},
                 status_code=422,
             )
@@ -146,9 +149,12 @@ def deal_link(page: Page, number: str, variant: str = DEFAULT_VARIANT) -> Respon
             request,
             csrf_token,
             404,
-            "No such deal",
-            f"Deal numbers run from {MIN_DEAL_NUMBER} to {MAX_DEAL_NUMBER}; "
-            f"{number[:20]!r} is not one.",
+            N_("No such deal"),
+            gettext("Deal numbers run from {min} to {max}; {number} is not one.").format(
+                min=MIN_DEAL_NUMBER,
+                max=MAX_DEAL_NUMBER,
+                number=repr(number[:20]),
+            ),
         )
     if variant not in ALL_VARIANTS:
         variant = DEFAULT_VARIANT
@@ -291,9 +297,9 @@ async def move(
     expected = int_or_none(version)
     if a is None or i is None or b is None:
         message = (
-            "Choose a face-up card first, then the column it goes to."
+            N_("Choose a face-up card first, then the column it goes to.")
             if b is not None
-            else "Choose the column the card goes to."
+            else N_("Choose the column the card goes to.")
         )
 
         def refuse(db: Session | Connection) -> GameState:
@@ -366,7 +372,7 @@ def replay(
     except NotFound:
         return not_found(request, csrf_token)
     except ServiceError as exc:
-        return error_page(request, csrf_token, 422, "No replay yet", exc.message)
+        return error_page(request, csrf_token, 422, N_("No replay yet"), exc.message)
     last = len(rep.frames) - 1
     step = min(step, last)
     view = rep.frames[step]

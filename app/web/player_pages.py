@@ -15,22 +15,27 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
 
-from app import services
+from app import i18n, services
 from app.config import get_settings
 from app.db.session import SessionDep
+from app.i18n import N_, gettext
 from app.services import InvalidRequest, ServiceError, portability
 from app.services import devices as device_service
 from app.services import profiles as profile_service
+from app.services.players import set_locale
 from app.web import charts
 from app.web.deps import CsrfToken, DeviceId, PlayerId, become_device, clear_identity
+from app.web.messages import translate
 from app.web.rendering import (
     Page,
     base_context,
     base_url,
+    error_page,
     form_fields,
     is_htmx,
     render,
     see_other,
+    set_locale_cookie,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -68,6 +73,9 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
         max_import_bytes=get_settings().max_import_bytes,
         link=None,
         link_minutes=device_service.LINK_CODE_MINUTES,
+        lang_cookie=i18n.LOCALE_COOKIE,
+        # what "follow the browser" means for this browser now
+        browser_locale=i18n.negotiate((request.scope.get("state") or {}).get("accept_language")),
     )
     return ctx
 
@@ -80,16 +88,19 @@ THEME_CHOICES = (
 )
 
 DONE_MESSAGES = {
-    "settings": "Your settings are saved.",
-    "deck": "Your deck and theme are saved.",
-    "profile": "Your name and leaderboard setting are saved.",
-    "games": "Your saved games are deleted.",
-    "results": "Your results and statistics are deleted.",
-    "all": "Everything about you is deleted and your cookie is cleared. "
-    "If you play again, you start as a new player.",
-    "device": "The device is removed: its cookie no longer reaches your games.",
-    "linked": "This device is linked: it now shares your games, statistics and settings.",
-    "imported": "Your data file is imported: it replaced what this site kept about you.",
+    "settings": N_("Your settings are saved."),
+    "deck": N_("Your deck and theme are saved."),
+    "profile": N_("Your name and leaderboard setting are saved."),
+    "games": N_("Your saved games are deleted."),
+    "results": N_("Your results and statistics are deleted."),
+    "all": N_(
+        "Everything about you is deleted and your cookie is cleared. "
+        "If you play again, you start as a new player."
+    ),
+    "language": N_("The language is saved."),
+    "device": N_("The device is removed: its cookie no longer reaches your games."),
+    "linked": N_("This device is linked: it now shares your games, statistics and settings."),
+    "imported": N_("Your data file is imported: it replaced what this site kept about you."),
 }
 
 
@@ -97,8 +108,20 @@ DONE_MESSAGES = {
 def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
-    ctx["done"] = DONE_MESSAGES.get(done or "")
-    return render(request, "privacy.html", ctx)
+    # The settings page shows the stored choice: a device whose cookie says otherwise (the
+    # language changed on another device of the player) follows the settings from here on.
+    state = request.scope.get("state") or {}
+    stored = i18n.normalize(ctx["prefs"].locale) or i18n.AUTO
+    stale = state.get("locale_cookie") not in (None, stored)
+    if stale:
+        i18n.current_locale.set(i18n.choose(stored, state.get("accept_language")))
+        state["locale_cookie"] = stored
+    message = DONE_MESSAGES.get(done or "")
+    ctx["done"] = gettext(message) if message else None
+    response = render(request, "privacy.html", ctx)
+    if stale:
+        set_locale_cookie(response, stored)
+    return response
 
 
 @router.post("/settings", response_class=HTMLResponse)
@@ -108,11 +131,17 @@ def save_settings(
     player: PlayerId,
     save_games: Annotated[str | None, Form()] = None,
     record_stats: Annotated[str | None, Form()] = None,
+    locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
     services.update_settings(
         db, player, save_games=save_games == "on", record_stats=record_stats == "on"
     )
-    return see_other("/privacy?done=settings")
+    response = see_other("/privacy?done=settings")
+    if locale is not None:  # (a form without the field leaves the language as it is)
+        choice = i18n.normalize(locale)
+        set_locale(db, player, choice)
+        set_locale_cookie(response, choice or i18n.AUTO)
+    return response
 
 
 def _checkbox(label: str, value: str | None) -> bool:
@@ -147,6 +176,43 @@ def save_deck(
     return see_other("/privacy?done=deck")
 
 
+def _back_to(target: str | None) -> str:
+    """Where the language switch sends the player back to: a path of this site (never another
+    site's address), else the start page."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    if any(ord(ch) < 32 for ch in target):
+        return "/"
+    return target
+
+
+@router.post("/settings/language", response_class=HTMLResponse)
+def save_language(
+    request: Request,
+    db: SessionDep,
+    player: PlayerId,
+    csrf_token: CsrfToken,
+    locale: Annotated[str | None, Form(max_length=16)] = None,
+    next: Annotated[str | None, Form(max_length=2000)] = None,
+) -> Response:
+    """The language switch (the page header's and the settings'): a locale of the site, or
+    ``auto`` (follow the browser), kept in the player's settings and this device's cookie; a
+    ``303`` back to the page it was sent from. Anything else changes nothing: 422."""
+    choice = i18n.normalize(locale)
+    if choice is None and locale != i18n.AUTO:
+        return error_page(
+            request,
+            csrf_token,
+            422,
+            N_("Unknown language"),
+            N_("Choose English, Simplified Chinese or the browser's language."),
+        )
+    set_locale(db, player, choice)
+    response = see_other(_back_to(next))
+    set_locale_cookie(response, choice or i18n.AUTO)
+    return response
+
+
 @router.post("/privacy/delete-games", response_class=HTMLResponse)
 def delete_games(request: Request, db: SessionDep, player: PlayerId) -> Response:
     services.delete_games(db, player)
@@ -164,6 +230,7 @@ def delete_everything(request: Request, db: SessionDep, player: PlayerId) -> Res
     services.delete_player(db, player)
     response = see_other("/privacy?done=all")
     clear_identity(request, response)
+    response.delete_cookie(i18n.LOCALE_COOKIE)
     return response
 
 
@@ -180,7 +247,9 @@ def save_profile(
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
-        ctx.update(profile_error=exc.message, profile_form=(display_name or "")[:40], done=None)
+        ctx.update(
+            profile_error=translate(exc.message), profile_form=(display_name or "")[:40], done=None
+        )
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=profile")
 

@@ -25,10 +25,11 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from app.config import get_settings
+from app.i18n import current_locale
 from app.services.race_hub import RESYNC, StreamSlot, hub, slots
 from app.services.race_panel import panel_rows, snapshot
 from app.services.race_progress import Progress
-from app.web.rendering import RACE_STATUS_TEXT, templates
+from app.web.rendering import templates
 
 KEEPALIVE_SECONDS = 15.0
 # A stream ends after ``STREAM_SECONDS`` (settings); the browser reconnects by itself and the
@@ -94,7 +95,8 @@ def rows_html(rows: list[Progress], mine: frozenset[int]) -> str:
     """The live panel's list (``partials/race_rows.html``)."""
     shown, more = panel_rows(rows, mine)
     template = templates.env.get_template("partials/race_rows.html")
-    return template.render(rows=shown, more=more, mine=mine, status_text=RACE_STATUS_TEXT)
+    status_text = templates.env.globals["race_status_text"]  # (translated)
+    return template.render(rows=shown, more=more, mine=mine, status_text=status_text)
 
 
 def sse(data: str, event: str | None = None) -> str:
@@ -141,7 +143,8 @@ async def _race_events(
     mine: frozenset[int] = frozenset()
 
     def all_text() -> str:
-        key = (kind, "all", race_id, mine, len(state), fingerprint)
+        # (in the request's language: the page's rows are words)
+        key = (kind, "all", race_id, mine, len(state), fingerprint, current_locale.get())
         return render_cache.get(key, lambda: render_all(state, mine))
 
     def one_text(p: Progress) -> str:

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
@@ -28,14 +28,19 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from app import i18n
 from app.db.session import loop_connection, request_session
 from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
+from app.i18n import N_, gettext
 from app.services import Display, GameState, get_display
-from app.services.daily import daily_label, is_daily_game
+from app.services.daily import daily_day_of, is_daily_game, today
+from app.services.players import stored_locale
 from app.web import board_html, static_files
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.examples import variant_example
 from app.web.inline import run_read
+from app.web.js_text import js_text
+from app.web.messages import translate
 from app.web.view import board_view
 from app.web.words import card_name, format_seconds, rank_label, suit_name
 
@@ -45,14 +50,24 @@ STATIC_DIR = ROOT / "static"
 DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
 
 # How a race entry's status reads on the pages (daily deal, challenges, the live panel).
+# (marked for the catalog; the templates show them through ``race_status_text``, translated)
 RACE_STATUS_TEXT = {
-    "playing": "playing",
-    "won": "finished: won",
-    "stuck": "stuck",
-    "gave-up": "gave up",
-    "rejected": "result rejected",
-    "unfinished": "did not finish",
+    "playing": N_("playing"),
+    "won": N_("finished: won"),
+    "stuck": N_("stuck"),
+    "gave-up": N_("gave up"),
+    "rejected": N_("result rejected"),
+    "unfinished": N_("did not finish"),
 }
+
+
+class _StatusText:
+    """``RACE_STATUS_TEXT`` in the request's language (``race_status_text.get(status, status)``
+    in the templates)."""
+
+    def get(self, status: str, default: str = "") -> str:
+        text = RACE_STATUS_TEXT.get(status)
+        return gettext(text) if text is not None else default
 
 
 class _Environment(Environment):
@@ -76,15 +91,64 @@ templates = Jinja2Blocks(
         loader=FileSystemLoader(str(TEMPLATES_DIR)),
         autoescape=select_autoescape(),
         auto_reload=False,
+        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
     )
 )
+# Translations (``app.i18n``): ``_()``, ``gettext``, ``ngettext``... read the request's locale
+# (a context variable) on every call, so the one shared environment speaks each request's
+# language; installed once, never per request. Newstyle: ``_("%(n)s moves", n=3)``, escaped
+# arguments (a literal ``%`` is written ``%%``). ``{% trans %}`` blocks are trimmed, as
+# babel.cfg extracts them.
+templates.env.policies["ext.i18n.trimmed"] = True
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+    i18n.gettext,
+    i18n.ngettext,
+    newstyle=True,
+    pgettext=i18n.pgettext,
+    npgettext=i18n.npgettext,
+)
+# ...then Jinja's newstyle wrappers replaced by the same behaviour at a fraction of the cost
+# (theirs: ~10 us a call through Context.call, some sixty calls a page): the translation as
+# Markup (every template autoescapes), ``%`` applied with the (escaped) arguments, the
+# translated text of a message without arguments kept per locale.
+_TRANSLATED: dict[tuple[str, str], Markup] = {}
 
 
-# Template strings are written {{ _("...") }} for the translations (issue 33); until a
-# catalog is installed they read as written.
-if "jinja2.ext.InternationalizationExtension" not in templates.env.extensions:
-    templates.env.add_extension("jinja2.ext.i18n")
-    templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+def _jinja_gettext(__string: str, **variables: Any) -> Markup:
+    if variables:
+        return Markup(i18n.gettext(__string)) % variables
+    key = (i18n.current_locale.get(), __string)
+    text = _TRANSLATED.get(key)
+    if text is None:
+        if len(_TRANSLATED) >= 8192:
+            _TRANSLATED.clear()
+        text = _TRANSLATED[key] = Markup(i18n.gettext(__string)) % {}
+    return text
+
+
+def _jinja_ngettext(__singular: str, __plural: str, __num: int, **variables: Any) -> Markup:
+    variables.setdefault("num", __num)
+    return Markup(i18n.ngettext(__singular, __plural, __num)) % variables
+
+
+def _jinja_pgettext(__context: str, __string: str, **variables: Any) -> Markup:
+    return Markup(i18n.pgettext(__context, __string)) % variables
+
+
+def _jinja_npgettext(
+    __context: str, __singular: str, __plural: str, __num: int, **variables: Any
+) -> Markup:
+    variables.setdefault("num", __num)
+    return Markup(i18n.npgettext(__context, __singular, __plural, __num)) % variables
+
+
+templates.env.globals.update(
+    _=_jinja_gettext,
+    gettext=_jinja_gettext,
+    ngettext=_jinja_ngettext,
+    pgettext=_jinja_pgettext,
+    npgettext=_jinja_npgettext,
+)
 
 
 def static_url(path: str) -> str:
@@ -104,9 +168,52 @@ templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_na
 templates.env.globals.update(format_seconds=format_seconds)
 # The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
 templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
-templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=RACE_STATUS_TEXT)
+templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=_StatusText())
+# Numbers, percentages, dates and times as the request's language writes them. (Each takes
+# the context, so that Jinja never folds a constant's filter at compile time, in whatever
+# language was current then.)
+
+
+def _per_request(f: Callable[..., str]) -> Callable[..., str]:
+    @pass_context
+    def apply(context: Any, value: Any, *args: Any) -> str:
+        return f(value, *args)
+
+    return apply
+
+
+templates.env.filters.update(
+    # ``|t``: a text that is not written in the template (a variant's title, a caption) in
+    # the request's language, escaped like any value (``_()`` would mark it safe).
+    t=_per_request(i18n.gettext),
+    number=_per_request(i18n.format_number),
+    percent=_per_request(i18n.format_percentage),
+    day=_per_request(i18n.format_day),
+    when=_per_request(i18n.format_when),
+    duration=_per_request(i18n.format_duration),
+)
+templates.env.globals.update(
+    js_text=js_text,
+    translate=translate,
+    current_locale=i18n.current_locale.get,
+    locale_names=i18n.LOCALE_NAMES,
+    locales=i18n.LOCALES,
+)
 templates.env.globals["together_css"] = "css/together.css"
 templates.env.globals["is_daily_game"] = is_daily_game
+
+
+def daily_label(state: GameState) -> str:
+    """How the pages name a daily game: "Today's daily deal" or "The daily deal of <day>",
+    in the request's language ("" for any other game)."""
+    day = daily_day_of(state)
+    if day is None:
+        return ""
+    if day == today():
+        return gettext("Today's daily deal")
+    return gettext("The daily deal of {day}").format(day=i18n.format_day(day, "full"))
+
+
 templates.env.globals["daily_label"] = daily_label
 
 
@@ -247,7 +354,10 @@ def render(
     blocks: list[str] | None = None,
 ) -> Response:
     """The template ``name`` (or only its ``block`` / ``blocks``), not cached, ``Vary``-ing
-    on ``HX-Request``."""
+    on ``HX-Request`` and ``Accept-Language``, in the request's language."""
+    # (not on the play page: its read stays the one read on the loop's connection, issue 12;
+    # any other full page brings a device without the language cookie the stored choice)
+    remember = None if (blocks or block or name == "play.html") else _stored_choice(request)
     if blocks:
         response = templates.TemplateResponse(
             request, name, context, status_code=status_code, block_names=blocks
@@ -258,14 +368,56 @@ def render(
         )
     else:
         response = templates.TemplateResponse(request, name, context, status_code=status_code)
-    response.headers["Vary"] = "HX-Request"
+    response.headers["Vary"] = VARY
     response.headers["Cache-Control"] = "no-store"
+    response.headers["Content-Language"] = i18n.current_locale.get()
+    if remember is not None:
+        set_locale_cookie(response, remember)
     return response
+
+
+def set_locale_cookie(response: Response, choice: str) -> None:
+    """This device's copy of the player's language (``PlayerSettings.locale``; ``auto``:
+    follow the browser), read by the front middleware on every request."""
+    response.set_cookie(
+        i18n.LOCALE_COOKIE, choice, max_age=400 * 24 * 3600, httponly=True, samesite="lax"
+    )
+
+
+def _stored_choice(request: Request) -> str | None:
+    """A device without the language cookie (a browser that joined its player, one that lost
+    its cookies) reads the player's stored choice once, on a full page: the page is in that
+    language and the answer sets the cookie (returned: the choice, or ``auto``). None when
+    the cookie is there already, the player is new or the page answers an action."""
+    state = request.scope.get("state") or {}
+    player = state.get("player_id")
+    if state.get("locale_cookie") is not None or state.get("player_is_new", True) or not player:
+        return None
+    if request.method not in ("GET", "HEAD"):
+        return None  # (a page answering an action: its one transaction only, no extra read)
+    try:
+        choice = i18n.normalize(stored_locale(request_session(request.scope), player))
+    except SQLAlchemyError:
+        return None
+    i18n.current_locale.set(i18n.choose(choice, state.get("accept_language")))
+    state["locale_cookie"] = choice or i18n.AUTO
+    return choice or i18n.AUTO
+
+
+# Every page depends on htmx's header (a block or the page) and on the language it is in.
+VARY = "HX-Request, Accept-Language"
 
 
 def _html(content: str) -> Response:
     """An HTML answer built in Python (``app/web/board_html.py``), with ``render``'s headers."""
-    return HTMLResponse(content, headers={"Vary": "HX-Request", "Cache-Control": "no-store"})
+    return HTMLResponse(
+        content,
+        headers={
+            "Vary": VARY,
+            "Cache-Control": "no-store",
+            "Content-Language": i18n.current_locale.get(),
+        },
+    )
 
 
 def render_update(
@@ -287,7 +439,7 @@ def render_update(
 def see_other(url: str) -> Response:
     """The ``303`` a non-htmx form post gets back to the full page."""
     response = RedirectResponse(url, status_code=303)
-    response.headers["Vary"] = "HX-Request"
+    response.headers["Vary"] = VARY
     return response
 
 
@@ -438,7 +590,7 @@ def board_context(
         moves=state.moves,
         only=only,
     )
-    b.error = error
+    b.error = translate(error) if error else None  # (an engine's or a service's English)
     b.notice = notice
     b.assisted = state.assisted
     b.moves_made = state.moves_made
@@ -454,7 +606,7 @@ def refusal_message(request: Request, csrf_token: str, message: str) -> Response
     """A refused action, answered to htmx: 200 and the reason, routed to the message line (a
     browser logs every 4xx as a failed request). The JSON API and the page without htmx
     keep their 422."""
-    response = _html(board_html.error_text(message))
+    response = _html(board_html.error_text(translate(message)))
     response.headers["HX-Retarget"] = "#message"
     response.headers["HX-Reswap"] = "innerHTML"
     return response
@@ -468,8 +620,9 @@ def conflict_page(
         request,
         csrf_token,
         current,
-        error="This game changed in another tab or window; here is where it stands now. "
-        f"({message})",
+        error=gettext(
+            "This game changed in another tab or window; here is where it stands now. ({message})"
+        ).format(message=translate(message)),
     )
     # htmx asked and got its answer, the board as it stands: 200 (a browser logs every 4xx as
     # a failed request). The JSON API and the page without htmx keep their 409.
@@ -480,26 +633,34 @@ def conflict_page(
 
 # -- error pages ------------------------------------------------------------------------------
 
-ERROR_TITLES = {403: "Not allowed", 404: "Not found", 405: "Not here", 429: "Slow down"}
-NO_GAME = "There is no such game here. It may have been deleted, or it belongs to another browser."
+ERROR_TITLES = {
+    403: N_("Not allowed"),
+    404: N_("Not found"),
+    405: N_("Not here"),
+    429: N_("Slow down"),
+}
+NO_GAME = N_(
+    "There is no such game here. It may have been deleted, or it belongs to another browser."
+)
 
 
 def error_page(
     request: Request, csrf_token: str, status: int, title: str, message: str
 ) -> Response:
-    """The error page (its message only, for htmx)."""
+    """The error page (its message only, for htmx). ``title`` and ``message``: English, shown
+    in the request's language (``app.web.messages.translate``)."""
     ctx = base_context(request, csrf_token, quiet=True)
-    ctx.update(title=title, message=message)
+    ctx.update(title=translate(title), message=translate(message))
     block = "message_text" if is_htmx(request) else None
     return render(request, "error.html", ctx, status_code=status, block=block)
 
 
 def not_found(request: Request, csrf_token: str, message: str = NO_GAME) -> Response:
-    return error_page(request, csrf_token, 404, "Not found", message)
+    return error_page(request, csrf_token, 404, N_("Not found"), message)
 
 
 def render_error(request: Request, status_code: int, detail: str) -> Response:
     """The HTML answer to an error raised outside a page's own handling (``app.web.errors``)."""
     token = request.scope.get("state", {}).get("csrf_token")
-    title = ERROR_TITLES.get(status_code, "Something went wrong")
+    title = ERROR_TITLES.get(status_code, N_("Something went wrong"))
     return error_page(request, token if isinstance(token, str) else "", status_code, title, detail)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from app import services
 from app.engine import ALL_VARIANTS, DEFAULT_VARIANT, get_variant
+from app.i18n import N_, gettext
 from app.services import NotFound, ServiceError
 from app.services import challenges as challenge_service
 from app.services import daily as daily_service
@@ -37,12 +38,12 @@ from app.web.rendering import (
 
 router = APIRouter(include_in_schema=False)
 
-NO_CHALLENGE = "There is no such challenge. Check that the whole link was copied."
+NO_CHALLENGE = N_("There is no such challenge. Check that the whole link was copied.")
 
 
 def _no_variant(request: Request, csrf_token: str) -> Response:
     return error_page(
-        request, csrf_token, 404, "No such variant", "There is no variant of that name."
+        request, csrf_token, 404, N_("No such variant"), N_("There is no variant of that name.")
     )
 
 
@@ -84,11 +85,11 @@ def _daily_page(
     try:
         page_no = _page_number(request)
     except ServiceError as exc:
-        return error_page(request, csrf_token, 422, "No such page", exc.message)
+        return error_page(request, csrf_token, 422, N_("No such page"), exc.message)
     try:
         info = daily_service.daily_info(db, player, variant, day)
     except ServiceError as exc:
-        return error_page(request, csrf_token, 404, "No daily deal", exc.message)
+        return error_page(request, csrf_token, 404, N_("No daily deal"), exc.message)
     board = leaderboard(db, info.race_id, player, over=info.over, page=page_no)
     live = info.started and not info.over
     ctx = base_context(request, csrf_token, "daily")
@@ -96,7 +97,7 @@ def _daily_page(
     if _live_refresh(request):
         return render(request, "daily.html", ctx, block="live_tables")
     ctx.update(
-        variant_title=get_variant(variant).title,
+        variant_title=gettext(get_variant(variant).title),
         panel=race_panel(db, info.race_id, player) if live else None,
         today=daily_service.today(),
         busy=_in_progress(db, player, variant),
@@ -121,7 +122,7 @@ def daily_day_page(page: Page, variant: str, day: str) -> Response:
     try:
         when = daily_service.check_day(day[:12])
     except ServiceError as exc:
-        return error_page(request, csrf_token, 404, "No daily deal", exc.message)
+        return error_page(request, csrf_token, 404, N_("No daily deal"), exc.message)
     return _daily_page(request, db, player, csrf_token, variant, when)
 
 
@@ -131,7 +132,7 @@ def daily_play(page: Page, variant: str, again: Annotated[str | None, Form()] = 
     try:
         state, _ = daily_service.play_daily(db, player, variant, again=again == "1")
     except ServiceError as exc:
-        return error_page(request, csrf_token, 422, "Cannot start the daily deal", exc.message)
+        return error_page(request, csrf_token, 422, N_("Cannot start the daily deal"), exc.message)
     return see_other(f"/games/{state.id}")
 
 
@@ -163,7 +164,7 @@ def challenge_page(page: Page, token: str) -> Response:
     try:
         page_no = _page_number(request)
     except ServiceError as exc:
-        return error_page(request, csrf_token, 422, "No such page", exc.message)
+        return error_page(request, csrf_token, 422, N_("No such page"), exc.message)
     try:
         challenge = challenge_service.get_challenge(db, token, player)
         board = leaderboard(db, challenge.race_id, player, page=page_no)
@@ -178,7 +179,7 @@ def challenge_page(page: Page, token: str) -> Response:
     ctx.update(
         my_game=next((s.game_id for s in sides if s.you and s.status != "gave-up"), None),
         joined=any(s.you for s in sides),
-        variant_title=get_variant(challenge.variant).title,
+        variant_title=gettext(get_variant(challenge.variant).title),
         panel=race_panel(db, challenge.race_id, player),
         share_url=f"{base_url(request)}/challenge/{challenge.token}",
         busy=_in_progress(db, player, challenge.variant),

@@ -14,13 +14,14 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from app.engine import ALL_VARIANTS, Move, PublicView, get_variant
+from app.i18n import current_locale, gettext, ngettext
 from app.web.words import (
-    PILE_WORDS,
     card_name,
     describe_move,
     format_seconds,
+    pile_word,
     short_move,
-    with_rest,
+    with_rest_held,
 )
 
 # What markupsafe's ``escape`` writes for each character, by one ``str.translate`` (markupsafe
@@ -84,8 +85,9 @@ class ColumnView:
         """Its cards as views (the replay's template; the play page's markup, written in
         ``app.web.board_html``, reads ``codes`` and the flags)."""
         sel, hints = self.sel, self.hint_src
+        locale = current_locale.get()
         return [
-            _card(i, code, code is not None and sel == i, code is not None and i in hints)
+            _card(i, code, code is not None and sel == i, code is not None and i in hints, locale)
             for i, code in enumerate(self.codes)
         ]
 
@@ -222,29 +224,39 @@ _NONE: frozenset[int] = frozenset()
 
 
 @lru_cache(maxsize=4096)
-def _card(i: int, code: str | None, selected: bool, hint_src: bool) -> CardView:
-    """The card at index ``i`` of a column (``code`` None: face down). Shared, never changed."""
+def _card(i: int, code: str | None, selected: bool, hint_src: bool, locale: str) -> CardView:
+    """The card at index ``i`` of a column (``code`` None: face down), named in ``locale``
+    (the request's). Shared, never changed."""
     if code is None:
-        return CardView(index=i, code=None, name="face-down card")
+        return CardView(index=i, code=None, name=gettext("face-down card"))
     return CardView(index=i, code=code, name=card_name(code), selected=selected, hint_src=hint_src)
 
 
 @lru_cache(maxsize=4096)  # a move changes one to three columns: the others are found here
 def _column(
-    c: int, col: tuple[str | None, ...], sel: int | None, hint_src: frozenset[int], dst: bool
+    c: int,
+    col: tuple[str | None, ...],
+    sel: int | None,
+    hint_src: frozenset[int],
+    dst: bool,
+    locale: str,
 ) -> ColumnView:
     """Column ``c`` (its cards ``col``; ``sel``: the index of its selected card; ``hint_src``:
-    the indexes of its cards a hint moves; ``dst``: a hint's target). Shared, never changed."""
+    the indexes of its cards a hint moves; ``dst``: a hint's target), its label in
+    ``locale`` (the request's). Shared, never changed."""
     down = col.count(None)
     if col:
         top = col[-1]
-        label = (
-            f"Column {c + 1}: {len(col)} card{'s' if len(col) != 1 else ''}"
-            + (f", {down} face down" if down else "")
-            + (f", {card_name(top)} on top" if top else "")
-        )
+        label = ngettext("Column %(c)d: %(n)d card", "Column %(c)d: %(n)d cards", len(col)) % {
+            "c": c + 1,
+            "n": len(col),
+        }
+        if down:
+            label += gettext(", {n} face down").format(n=down)
+        if top:
+            label += gettext(", {card} on top").format(card=card_name(top))
     else:
-        label = f"Column {c + 1}: empty"
+        label = gettext("Column {n}: empty").format(n=c + 1)
     return ColumnView(
         index=c,
         codes=col,
@@ -255,7 +267,7 @@ def _column(
         up=max(len(col) - 1 - down, 1),
         sel=sel,
         hint_src=hint_src,
-        key=(c, col, sel, hint_src, dst),
+        key=(c, col, sel, hint_src, dst, locale),
     )
 
 
@@ -299,16 +311,18 @@ def board_view(
     def piles(kind: str, codes: list[str | None]) -> list[PileView]:
         if not codes:
             return []
-        word = "Reserve card" if kind == "reserve" else "Free cell"
+        word = gettext("Reserve card") if kind == "reserve" else gettext("Free cell")
+        empty = gettext("empty")
         out = []
         for k, code in enumerate(codes):
-            label = f"{word} {k + 1}: " + (card_name(code) if code else "empty")
+            name = card_name(code) if code else empty
+            label = gettext("{pile} {n}: {card}").format(pile=word, n=k + 1, card=name)
             out.append(
                 PileView(
                     kind=kind,
                     index=k,
                     code=code,
-                    name=card_name(code) if code else "empty",
+                    name=name,
                     label=label,
                     selected=sel_pile == (kind, k),
                     hint_src=(kind, k) in pile_src,
@@ -317,6 +331,7 @@ def board_view(
             )
         return out
 
+    locale = current_locale.get()
     columns = [
         _column(
             c,
@@ -324,6 +339,7 @@ def board_view(
             sel[1] if sel is not None and sel[0] == c else None,
             frozenset(i for (k, i) in hint_src if k == c) if hint_src else _NONE,
             c in hint_dst,
+            locale,
         )
         for c, col in enumerate(view.columns)
         if only is None or c in only
@@ -333,16 +349,15 @@ def board_view(
     if sel_pile is not None:
         slots = view.reserves if sel_pile[0] == "reserve" else view.cells
         code = slots[sel_pile[1]]
-        selected_label = (
-            f"Picked up the {card_name(code or '')} from {PILE_WORDS[sel_pile[0]]} "
-            f"{sel_pile[1] + 1}: now choose the column it goes to."
-        )
+        selected_label = gettext(
+            "Picked up the {card} from {pile} {n}: now choose the column it goes to."
+        ).format(card=card_name(code or ""), pile=pile_word(sel_pile[0]), n=sel_pile[1] + 1)
     elif sel is not None:
         code = view.columns[sel[0]][sel[1]]
-        rest = with_rest(len(view.columns[sel[0]]) - sel[1]).replace(" and ", " with ", 1)
-        selected_label = (
-            f"Picked up the {card_name(code or '')}{rest}: now choose the column it goes to."
-        )
+        rest = with_rest_held(len(view.columns[sel[0]]) - sel[1])
+        selected_label = gettext(
+            "Picked up the {card}{rest}: now choose the column it goes to."
+        ).format(card=card_name(code or ""), rest=rest)
     # (an f-string: Markup's own .format runs string.Formatter in Python, ~10 us a board)
     hidden = Markup(
         f'<input type="hidden" name="csrf_token" value="{html_escape(csrf_token)}">'
@@ -352,7 +367,7 @@ def board_view(
     return BoardView(
         id=game_id,
         variant=variant,
-        variant_title=v.title if v else variant,
+        variant_title=gettext(v.title) if v else variant,
         empty_any=bool(v and v.empty_accepts_any),
         deal_number=deal_number,
         share_url=f"{base_url.rstrip('/')}/deal/{deal_number}" if deal_number else None,

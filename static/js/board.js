@@ -37,6 +37,19 @@
   const DUR = 220;
   const EASE = "cubic-bezier(.2, .7, .3, 1)";
 
+  // The page's words for this script, in the page's language (app/web/js_text.py): an
+  // English text with {name} values, looked up, else said as it is.
+  let texts = null;
+  function tr(text, values) {
+    if (texts === null) {
+      const el = $("#js-text");
+      try { texts = JSON.parse((el && el.dataset.texts) || "{}"); } catch (e) { texts = {}; }
+    }
+    let out = texts[text] || text;
+    Object.keys(values || {}).forEach((k) => { out = out.split("{" + k + "}").join(values[k]); });
+    return out;
+  }
+
   // The screen-reader line; visible only for what the eye needs too.
   function say(text, visible) {
     const m = $("#message");
@@ -50,7 +63,7 @@
   }
 
   function cardName(a) {
-    return a.getAttribute("aria-label") || "card";
+    return a.getAttribute("aria-label") || tr("card");
   }
 
   function version() {
@@ -98,7 +111,7 @@
       a.parentElement.classList.add("src");
       board().classList.add("picking");
       targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
-      say("Picked up the " + cardName(a).split(",")[0] + ": now choose the column it goes to.");
+      say(tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }));
       return;
     }
     const { col, idx } = place(a);
@@ -108,8 +121,8 @@
     board().classList.add("picking");
     targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
-    say("Picked up the " + cardName(a).split(",")[0] + (n > 2 ? " with the " + (n - 1) + " cards on it" : n === 2 ? " with the card on it" : "") +
-        ": now choose the column it goes to.");
+    const rest = n > 2 ? tr(" with the {n} cards on it", { n: n - 1 }) : n === 2 ? tr(" with the card on it") : "";
+    say(tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }));
   }
 
   // from: a column number, or {pile, idx} for a reserve or cell card; to: a column number,
@@ -142,14 +155,14 @@
 
   function drop(col) {
     if (!sel || !board()) return;
-    if (!sel.pile && col === sel.col) { clearSel(); say("Put back."); return; }
+    if (!sel.pile && col === sel.col) { clearSel(); say(tr("Put back.")); return; }
     if (sel.pile) submitMove(sel, 0, col);
     else submitMove(sel.col, sel.idx, col);
   }
 
   function dropCell(k) {
     if (!sel || !board()) return;
-    if (sel.pile === "cell" && sel.idx === k) { clearSel(); say("Put back."); return; }
+    if (sel.pile === "cell" && sel.idx === k) { clearSel(); say(tr("Put back.")); return; }
     if (sel.pile) submitMove(sel, 0, "f" + k);
     else submitMove(sel.col, sel.idx, "f" + k);
   }
@@ -208,12 +221,12 @@
     if (cell) {
       ev.preventDefault();
       if (sel) dropCell(+cell.dataset.idx);
-      else say("Choose a face-up card first: a column's exposed card may go into an empty cell.", true);
+      else say(tr("Choose a face-up card first: a column's exposed card may go into an empty cell."), true);
       return;
     }
     if (card && card.dataset.pile) {
       ev.preventDefault();
-      if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say("Put back."); return; }
+      if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say(tr("Put back.")); return; }
       if (sel) { select(card); return; }
       tapCard(card);
       return;
@@ -222,7 +235,7 @@
       ev.preventDefault();
       const { col: c, idx: i } = place(card);
       if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
-      if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); return; }
+      if (sel && c === sel.col && i === sel.idx) { clearSel(); say(tr("Put back.")); return; }
       if (sel) { select(card); return; }
       tapCard(card);
       return;
@@ -230,7 +243,7 @@
     if (col && (ev.target.closest(".slot, .drop") || sel)) {
       ev.preventDefault();
       if (sel) drop(+col.dataset.col);
-      else say("Choose a face-up card first, then the column it goes to.", true);
+      else say(tr("Choose a face-up card first, then the column it goes to."), true);
     }
   });
 
@@ -330,7 +343,7 @@
     } else if (target && sel && target.dataset.col !== undefined && (sel.pile || +target.dataset.col !== sel.col)) {
       dragFrom = { code: codeOf(d.card), left: gr.left, top: gr.top };
       drop(+target.dataset.col);
-    } else { clearSel(); say("Put back."); }
+    } else { clearSel(); say(tr("Put back.")); }
   }
   let dragFrom = null;
   document.addEventListener("pointerup", (ev) => endDrag(ev, false));
@@ -408,7 +421,7 @@
     }
     if (inBoard && (key === " " || key === "Enter") && t.matches("a.card[data-pile]")) {
       ev.preventDefault();
-      if (sel && sel.pile === t.dataset.pile && sel.idx === +t.dataset.idx) { clearSel(); say("Put back."); }
+      if (sel && sel.pile === t.dataset.pile && sel.idx === +t.dataset.idx) { clearSel(); say(tr("Put back.")); }
       else select(t);
       return;
     }
@@ -417,7 +430,7 @@
       ev.preventDefault();
       const { col: c, idx: i } = place(t);
       if (sel && (sel.pile || c !== sel.col)) { focusAfter = c; drop(c); }
-      else if (sel && c === sel.col && i === sel.idx) { clearSel(); say("Put back."); }
+      else if (sel && c === sel.col && i === sel.idx) { clearSel(); say(tr("Put back.")); }
       else select(t);
       return;
     }
@@ -426,7 +439,7 @@
       return;
     }
     if (key === "Escape" && drag && drag.on) { endDrag(null, true); return; }
-    if (key === "Escape" && sel) { clearSel(); say("Put back."); return; }
+    if (key === "Escape" && sel) { clearSel(); say(tr("Put back.")); return; }
     if (key === "Escape" && $("#more") && $("#more").open) { $("#more").open = false; $("#more-btn").focus(); return; }
 
     if (ev.altKey || ev.metaKey) return;
@@ -484,11 +497,12 @@
       confirmDlg.id = "confirm-dlg";
       confirmDlg.setAttribute("aria-labelledby", "confirm-text");
       confirmDlg.innerHTML = '<p id="confirm-text"></p><div class="win-actions">' +
-        '<button type="button" class="primary" id="confirm-no">Keep playing</button>' +
+        '<button type="button" class="primary" id="confirm-no"></button>' +
         '<button type="button" class="danger" id="confirm-yes"></button></div>';
       document.body.appendChild(confirmDlg);
       $("#confirm-no", confirmDlg).addEventListener("click", () => confirmDlg.close());
     }
+    $("#confirm-no", confirmDlg).textContent = tr("Keep playing");
     $("#confirm-text", confirmDlg).textContent = text;
     const y = $("#confirm-yes", confirmDlg);
     y.textContent = yes;
@@ -512,17 +526,18 @@
     ev.preventDefault();
     ev.stopImmediatePropagation();
     const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);
-    const what = daily ? "today's daily deal" : "the game";
+    const what = daily ? tr("today's daily deal") : tr("the game");
     const restart = f.dataset.confirm === "restart";
     // In a race (a daily deal, a challenge) a restart goes on with the same attempt: the game
     // is not given up (app/services/race.py, entry_of_restart).
     if (restart && $("#game") && $("#game").dataset.race === "1") {
-      ask("Restart this deal from the opening layout? Your attempt in the race goes on: the moves you made and the clock carry over.",
-          "Restart", () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
+      ask(tr("Restart this deal from the opening layout? Your attempt in the race goes on: the moves you made and the clock carry over."),
+          tr("Restart"), () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
       return;
     }
-    ask("This gives up " + what + ": it counts as a loss. " + (restart ? "Restart this deal from the opening layout?" : "Start a new game?"),
-        restart ? "Give up and restart" : "Give up and start a new game",
+    const question = restart ? tr("Restart this deal from the opening layout?") : tr("Start a new game?");
+    ask(tr("This gives up {what}: it counts as a loss. {question}", { what, question }),
+        restart ? tr("Give up and restart") : tr("Give up and start a new game"),
         () => { f.dataset.confirmed = "1"; f.requestSubmit(); });
   }, true);
 
@@ -786,7 +801,7 @@
     if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
-    say("The server could not be reached: nothing was changed. Try again.", true);
+    say(tr("The server could not be reached: nothing was changed. Try again."), true);
   });
 
   // ---------------------------------------------------------------- clock and share link
@@ -813,8 +828,8 @@
   function copyLink(btn) {
     const url = btn.dataset.copy;
     navigator.clipboard.writeText(url).then(
-      () => { say("Share link copied: " + url, true); },
-      () => { say("Copy this link to share the deal: " + url, true); }
+      () => { say(tr("Share link copied: {url}", { url }), true); },
+      () => { say(tr("Copy this link to share the deal: {url}", { url }), true); }
     );
   }
 

@@ -74,7 +74,7 @@ def test_is_it_winnable_without_htmx_is_a_303_to_the_answer(
     gid, game = _start(browser, KNOWN_WIN["deal"])
     r = browser.post(f"/games/{gid}/winnable", {"version": 1})
     assert r.status_code == 303
-    assert r.headers["vary"] == "HX-Request"
+    assert r.headers["vary"] == "HX-Request, Accept-Language"
     location = r.headers["location"]
     assert location.startswith(f"/games/{gid}/solver?r=")
     page = browser.get(location)
@@ -97,7 +97,7 @@ def test_is_it_winnable_with_htmx_answers_with_the_game_block(browser: Browser) 
     gid, game = _start(browser, KNOWN_WIN["deal"])
     r = browser.post(f"/games/{gid}/winnable", {"version": 1}, headers=HTMX)
     assert r.status_code == 200
-    assert r.headers["vary"] == "HX-Request"
+    assert r.headers["vary"] == "HX-Request, Accept-Language"
     assert r.text.lstrip().startswith('<div id="game"')
     assert "<html" not in r.text.lower()
     assert "Still winnable" in r.text and ASSISTED in r.text

@@ -38,7 +38,7 @@ def test_pages_render(browser: Browser, path: str, text: str) -> None:
     r = browser.get(path)
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/html")
-    assert r.headers["vary"] == "HX-Request"
+    assert r.headers["vary"] == "HX-Request, Accept-Language"
     assert text in r.text
     assert "<!doctype html>" in r.text.lower()
     assert re.search(r'src="/static/vendor/htmx-4\.0\.1\.min\.[0-9a-f]{10}\.js"', r.text)
@@ -91,7 +91,7 @@ def test_new_game_then_moves_as_plain_forms(browser: Browser) -> None:
     gid = browser.new_game(deal=WIN_DEAL)
     page = browser.get(f"/games/{gid}")
     assert page.status_code == 200
-    assert page.headers["vary"] == "HX-Request"
+    assert page.headers["vary"] == "HX-Request, Accept-Language"
     assert page.headers["cache-control"] == "no-store"
     game = Game.new("scorpion", parse_deal(WIN_DEAL))
     assert_no_hidden_card(page.text, game)
@@ -99,7 +99,7 @@ def test_new_game_then_moves_as_plain_forms(browser: Browser) -> None:
         r = browser.act(gid, action, version=k)
         assert r.status_code == 303, r.text
         assert r.headers["location"] == f"/games/{gid}"
-        assert r.headers["vary"] == "HX-Request"
+        assert r.headers["vary"] == "HX-Request, Accept-Language"
         game.apply(action)
         page = browser.get(f"/games/{gid}")
         assert_no_hidden_card(page.text, game)
@@ -188,7 +188,7 @@ def test_htmx_actions_get_only_what_changed(browser: Browser) -> None:
     for k, action in enumerate(WIN_LINE[:3], start=1):
         r = browser.act(gid, action, version=k, headers=HTMX)
         assert r.status_code == 200
-        assert r.headers["vary"] == "HX-Request"
+        assert r.headers["vary"] == "HX-Request, Accept-Language"
         body = r.text.strip()
         assert "<html" not in body and "<header" not in body and "<head>" not in body
         assert 'id="game"' not in body and "hx-swap-oob" not in body
