@@ -82,9 +82,9 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
 
 # The theme switch's choices, in the order shown (the value, its label).
 THEME_CHOICES = (
-    ("auto", "As my device is set (light or dark)"),
-    ("light", "Light"),
-    ("dark", "Dark"),
+    ("auto", N_("As my device is set (light or dark)")),
+    ("light", N_("Light")),
+    ("dark", N_("Dark")),
 )
 
 DONE_MESSAGES = {
