@@ -106,6 +106,9 @@ ALLOWED = {
     "YYYY",
     "MM",
     "DD",
+    # a device's name: a browser's and a system's (the privacy page's devices and its example)
+    "Chromium",
+    "Linux",
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]+")
 DEFAULT_NAME = re.compile(r"\bPlayer [0-9A-F]{4}\b")  # a player's default display name
