@@ -99,11 +99,11 @@ Asgi = Callable[..., Coroutine[Any, Any, None]]
 
 
 class Driver:
-    """ASGI calls in process, with the cookie the app set (no network, no server)."""
+    """ASGI calls in process, with the cookies the app set (no network, no server)."""
 
     def __init__(self, app: Asgi) -> None:
         self.app = app
-        self.cookie = ""
+        self.cookies: dict[str, str] = {}  # name -> value: the player's, the language's
         self.csrf = ""
 
     async def call(
@@ -116,8 +116,8 @@ class Driver:
     ) -> tuple[int, bytes]:
         path, _, query = path.partition("?")
         raw = {"host": "bench", "content-length": str(len(body)), **(headers or {})}
-        if self.cookie:
-            raw["cookie"] = self.cookie
+        if self.cookies:
+            raw["cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         if self.csrf and method != "GET" and token_header:
             raw["x-csrf-token"] = self.csrf
         scope = {
@@ -152,7 +152,9 @@ class Driver:
                 status = message["status"]
                 for name, value in message["headers"]:
                     if name == b"set-cookie":
-                        self.cookie = value.decode().split(";")[0]
+                        name_value = value.decode().split(";")[0]
+                        key, _, val = name_value.partition("=")
+                        self.cookies[key.strip()] = val
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 

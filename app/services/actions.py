@@ -32,6 +32,7 @@ from app.engine import Action, EngineError, Game
 from .common import add_event, stats_row
 from .errors import ActionRefused, InvalidRequest, NotFound, ServiceError, VersionConflict
 from .game_core import game_state, shown_view
+from .players import get_display
 from .race import report_progress
 from .ratelimit import counted_connection
 from .types import GameState
@@ -120,7 +121,8 @@ def act(
     (``NotFound``), then ``expected_version`` must be current (``VersionConflict``), then the
     rules (``ActionRefused``). On any error nothing but the count changes. A move costs the
     same at step 300 as at step 10. ``with_change``: the returned state carries the view before the
-    action (``previous``), and a refusal the game as it stands (``current``).
+    action (``previous``), and a refusal the game as it stands (``current``) and the player's
+    display settings (``display``), read in the same transaction.
     """
     with counted_connection(db, player_id) as (conn, known):
         action = _check_action(action)
@@ -160,6 +162,7 @@ def _apply(
     except ServiceError as exc:
         if with_change:
             exc.current = game_state(row)
+            exc.display = get_display(conn, player_id)
         raise
     now = utcnow()
     kind = action[0]

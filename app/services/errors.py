@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from app.engine import PlayerError
 
 if TYPE_CHECKING:
-    from .types import GameState
+    from .types import Display, GameState
 
 
 class ServiceError(PlayerError):
@@ -21,6 +21,9 @@ class ServiceError(PlayerError):
     # The game as it stands, when the refusing service had it at hand and was asked for it
     # (``act(..., with_change=True)``): the page shows it without reading it again.
     current: GameState | None = None
+    # With ``current``: the player's display settings, read in the same transaction, so that
+    # the page a form's refusal answers with needs no read of its own.
+    display: Display | None = None
 
 
 class NotFound(ServiceError):

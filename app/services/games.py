@@ -42,13 +42,14 @@ from app.db.models import GameRow, MoveLog, PlayerSettings
 from app.engine import Action, Game
 
 from .actions import SELECT_GAME, act
-from .common import ensure_player, read_one, read_tx
+from .common import ensure_player, read_connection, read_one, read_tx
 from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
+from .players import get_display
 from .race import continue_entry, entry_of_restart
 from .ratelimit import counted_tx, rate_limits_on
-from .types import GameState, Hints
+from .types import Display, GameState, Hints
 
 # -- reading ---------------------------------------------------------------------------------
 
@@ -64,6 +65,17 @@ def get_game(db: Session | Connection, player_id: str, game_id: str) -> GameStat
     if found is None:
         raise NotFound()
     return game_state(SimpleNamespace(**found))
+
+
+def get_game_and_display(
+    db: Session | Connection, player_id: str, game_id: str
+) -> tuple[GameState, Display]:
+    """``get_game`` and the player's display settings (``get_display``): the whole play
+    page's one read, on one connection and in one transaction (with PostgreSQL)."""
+    if isinstance(db, Connection):
+        return get_game(db, player_id, game_id), get_display(db, player_id)
+    with read_connection(db) as conn:
+        return get_game(conn, player_id, game_id), get_display(conn, player_id)
 
 
 @observability.count_action("hint")

@@ -33,7 +33,7 @@ from app.engine import (
     pile_move,
 )
 from app.i18n import N_, gettext
-from app.services import GameState, NotFound, ServiceError, VersionConflict, get_display
+from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.board_html import kept_prefix
@@ -185,8 +185,7 @@ async def play(
             state = await run_read(page, lambda db: services.get_game(db, player, game_id))
         else:
             state, read = await run_read(
-                page,
-                lambda db: (services.get_game(db, player, game_id), get_display(db, player)),
+                page, lambda db: services.get_game_and_display(db, player, game_id)
             )
             remember_display(request, read)
     except NotFound:
@@ -206,6 +205,15 @@ async def play(
     if state.race_id:
         ctx["race"] = await run_in_threadpool(race_panel_for_game, page.db, player, state.id)
     return render(request, "play.html", ctx)
+
+
+async def _display_of(page: PageRequest, request: Request, exc: ServiceError) -> None:
+    """The display settings for a refusal's full page: those the refusing transaction read
+    (``exc.display``), else read now (a form too broken to reach the game)."""
+    if exc.display is not None:
+        remember_display(request, exc.display)
+    else:
+        await load_display(page, request)
 
 
 async def _after_action(
@@ -234,12 +242,12 @@ async def _after_action(
         return not_found(request, csrf_token)
     except VersionConflict as exc:
         if not htmx:
-            await load_display(page, request)
+            await _display_of(page, request, exc)
         return conflict_page(request, csrf_token, await current(exc), exc.message, htmx=htmx)
     except ServiceError as exc:
         if htmx:
             return refusal_message(request, csrf_token, exc.message)
-        await load_display(page, request)
+        await _display_of(page, request, exc)
         ctx = board_context(request, csrf_token, await current(exc), error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
     if not htmx or state.previous is None:

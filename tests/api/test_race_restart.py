@@ -114,7 +114,7 @@ def test_a_restart_after_the_win_is_a_replay_outside_the_attempt(app: FastAPI) -
 def test_a_restarted_daily_game_is_still_the_ranked_attempt_on_the_page(
     app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    day = date(2031, 5, 2)
+    day = date(2031, 5, 23)
     noon = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     monkeypatch.setattr(days, "clock", lambda: noon)
     set_daily_deal("scorpion", day, WIN_DEAL)

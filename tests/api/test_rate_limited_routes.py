@@ -34,6 +34,7 @@ FORMS: dict[str, dict[str, str]] = {
     "/games/{game_id}/move": {"from_column": "0", "from_index": "5", "to_column": "1"},
     "/settings": {"save_games": "on"},
     "/settings/profile": {"display_name": "Limited"},
+    "/settings/language": {"locale": "zh-CN"},
     "/privacy/devices/remove": {"device": "first"},
     "/link": {"code": "ABCD-EFGH"},
 }

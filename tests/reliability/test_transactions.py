@@ -94,12 +94,12 @@ def _actions_counted(engine: Engine, player: str, scope: str = "actions") -> int
     return int(found or 0)
 
 
-def _one(seen: Transactions, *, committed: bool = True) -> None:
-    assert seen.begun == 1, seen.log
+def _one(seen: Transactions, step: str = "", *, committed: bool = True) -> None:
+    assert seen.begun == 1, (step, seen.log)
     if committed:
-        assert (seen.committed, seen.rolled_back) == (1, 0), seen.log
+        assert (seen.committed, seen.rolled_back) == (1, 0), (step, seen.log)
     else:
-        assert (seen.committed, seen.rolled_back) == (0, 1), seen.log
+        assert (seen.committed, seen.rolled_back) == (0, 1), (step, seen.log)
 
 
 def _legal_move(gid_state: dict[str, Any]) -> tuple[int, int, int]:
@@ -180,7 +180,7 @@ def test_each_html_action_is_one_transaction(
         counted.reset()
         response = step()
         assert response.status_code == status, (name, response.text[:300])
-        _one(counted)
+        _one(counted, name)
         assert _actions_counted(engine, player.id) == n, name
     # The refusals and conflicts came with the board or the reason, read in that transaction.
     counted.reset()
