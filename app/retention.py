@@ -1,4 +1,5 @@
-"""Remove the unfinished games of players unseen for N days. Fit for cron::
+"""Remove the unfinished games of players unseen for N days (then the players left with no
+data, and the expired link codes). Fit for cron::
 
     python -m app.retention                 # N from RETENTION_DAYS (Settings)
     python -m app.retention --days 90
@@ -24,6 +25,7 @@ from app.services.retention import (
     cutoff_for,
     find_stale_games,
     purge_empty_players,
+    purge_expired_link_codes,
     purge_stale_games,
 )
 
@@ -67,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cutoff = cutoff_for(args.days)
     db = get_sessionmaker()()
-    emptied = 0
+    emptied = codes = 0
     try:
         if args.dry_run:
             games = find_stale_games(db, args.days)
@@ -76,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             games = purge_stale_games(db, args.days, batch_size=args.batch_size)
             emptied = purge_empty_players(db, args.days, batch_size=args.batch_size)
+            codes = purge_expired_link_codes(db)
             verb = "removed"
     except SQLAlchemyError as exc:
         print(
@@ -96,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if not args.dry_run:
         print(f"retention: removed {emptied} player(s) with no data left")
+        print(f"retention: removed {codes} expired link code(s)")
     return 0
 
 

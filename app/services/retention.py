@@ -16,6 +16,10 @@ days with no game, no result, no race entry and no profile holds nothing but its
 rate-limit counters (removed with it by ON DELETE CASCADE). Such an id is not refused later
 (it was not deleted by its owner): the browser simply starts again as a new player.
 
+Link codes past their ``expires_at`` (``purge_expired_link_codes``) go as well: an expired code
+links nothing (``link_device`` refuses it), so its row (a keyed hash, the player, two times)
+is only kept data; a player's next code replaces it, this removes the rest.
+
 The command is ``python -m app.retention --days N`` (see ``app/retention.py``).
 """
 
@@ -32,6 +36,7 @@ from sqlalchemy.sql import Subquery
 from app.db.models import (
     Device,
     GameRow,
+    LinkCode,
     Player,
     PlayerProfile,
     PlayerSettings,
@@ -193,10 +198,23 @@ def purge_empty_players(
     return removed
 
 
+def purge_expired_link_codes(db: Session, *, now: datetime | None = None) -> int:
+    """Delete the link codes that have expired (one write transaction); return how many."""
+    now = now or utcnow()
+    with write_tx(db):
+        result = db.execute(
+            delete(LinkCode)
+            .where(LinkCode.expires_at < now)
+            .execution_options(synchronize_session=False)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
 __all__ = [
     "RemovedGame",
     "cutoff_for",
     "find_stale_games",
     "purge_empty_players",
+    "purge_expired_link_codes",
     "purge_stale_games",
 ]

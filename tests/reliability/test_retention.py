@@ -12,7 +12,16 @@ import pytest
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Device, GameRow, MoveLog, Player, PlayerSettings, StatEvent, utcnow
+from app.db.models import (
+    Device,
+    GameRow,
+    LinkCode,
+    MoveLog,
+    Player,
+    PlayerSettings,
+    StatEvent,
+    utcnow,
+)
 from app.db.session import make_engine
 from app.services import act, create_game, devices
 from app.services.retention import find_stale_games, purge_stale_games
@@ -206,3 +215,24 @@ def test_retention_command_reports_an_unreachable_database() -> None:
     result = _retention(url, "--days", "30")
     assert result.returncode == 1
     assert "could not be used" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_retention_command_removes_expired_link_codes_only(
+    fresh_db_url: str, engine: Engine
+) -> None:
+    """An expired link code links nothing: the command removes its row; a live code stays
+    and still links a device."""
+    db = sessionmaker(bind=engine, expire_on_commit=False)()
+    try:
+        devices.make_link_code(db, OLD, now=utcnow() - timedelta(hours=1))  # expired
+        live = devices.make_link_code(db, RECENT)
+        run = _retention(fresh_db_url, "--days", "30")
+        assert run.returncode == 0, run.stderr
+        assert "removed 1 expired link code(s)" in run.stdout
+        with engine.connect() as conn:
+            left = conn.execute(select(LinkCode.player_id)).scalars().all()
+        assert left == [RECENT]
+        linked = devices.link_device(db, LURKER, "tablet", live.code)
+        assert linked.player_id == RECENT
+    finally:
+        db.close()
