@@ -496,10 +496,12 @@ def import_player_data(
     *,
     confirmed: bool,
     chosen: bool = True,
+    how_to_confirm: str = "tick the box to confirm",
     settings: Settings | None = None,
 ) -> ImportSummary:
     """Replace the player's data with the data file's (module notes), in one transaction
-    (``chosen``: False when the form came without a file)."""
+    (``chosen``: False when the form came without a file; ``how_to_confirm``: the refusal's
+    words when ``confirmed`` is False)."""
     settings = settings or get_settings()
     # Counted first, in a transaction of its own: checking the file replays every game, CPU
     # work that must not hold the write lock (as a solver question, ``consume``).
@@ -509,8 +511,8 @@ def import_player_data(
     document = read_document(raw, settings)
     if not confirmed:
         raise _refuse(
-            "Importing replaces your games, results, statistics and settings here: tick the "
-            "box to confirm."
+            "Importing replaces your games, results, statistics and settings here: "
+            f"{how_to_confirm}."
         )
     with write_tx(db):
         prefs = ensure_player(db, player_id)

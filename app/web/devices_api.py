@@ -4,7 +4,8 @@
 - ``GET /api/player/devices``, ``DELETE /api/player/devices/{device}``;
 - ``POST /api/player/link-code`` (a one-time code for another device), ``POST /api/player/link``
   (this client joins the code's player: its cookie is replaced);
-- ``GET /api/player/export`` (the signed data file; its import is the privacy page's form).
+- ``GET /api/player/export`` (the signed data file), ``POST /api/player/import?replace=true``
+  (that file as the body: it replaces this player's data, as the privacy page's form does).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from starlette.concurrency import run_in_threadpool
 
 from app.services import devices as device_service
 from app.services import portability
@@ -30,6 +32,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, object]]:
         403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
         404: "No such device of this player.",
         422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
+        413: "The body is larger than the data file's cap: nothing changed.",
         429: "Too many link codes made or entered: wait the Retry-After seconds.",
     }
     return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
@@ -138,3 +141,44 @@ def post_link(request: Request, caller: CallerDep, body: Annotated[LinkIn, Body(
 def get_export(caller: CallerDep) -> Response:
     body = portability.export_player_data(caller.db, caller.player_id)
     return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+class ImportedOut(BaseModel):
+    games: int = Field(description="Games imported (saved and finished).")
+    results: int = Field(description="Results (statistics events) imported.")
+    race_entries: int = Field(description="Race entries imported.")
+    left_out_race_entries: int = Field(
+        description="Race entries of races this site does not have (left out)."
+    )
+
+
+@router.post(
+    "/import",
+    response_model=ImportedOut,
+    responses=_errors(403, 413, 422, 429),
+    summary="Replace this player's data with a data file's (the body: GET /api/player/export's)",
+)
+async def post_import(
+    request: Request,
+    caller: CallerDep,
+    replace: Annotated[
+        bool,
+        Query(description="Must be true: the import replaces this player's games and results."),
+    ] = False,
+) -> ImportedOut:
+    raw = await request.body()  # (bounded by the front's cap: MAX_IMPORT_BYTES for this path)
+    summary = await run_in_threadpool(
+        lambda: portability.import_player_data(
+            caller.db,
+            caller.player_id,
+            raw,
+            confirmed=replace,
+            how_to_confirm="send replace=true to confirm",
+        )
+    )
+    return ImportedOut(
+        games=summary.games,
+        results=summary.results,
+        race_entries=summary.race_entries,
+        left_out_race_entries=summary.left_out_race_entries,
+    )

@@ -107,7 +107,8 @@ def _access_log(message: str, args: tuple[Any, ...], extra: dict[str, Any]) -> N
         access_log.handle(record)
 
 
-IMPORT_PATH = "/privacy/import"  # (``app.web.player_pages``: the data file's upload)
+# The data file's uploads (``app.web.player_pages``'s form, ``app.web.devices_api``'s JSON)
+IMPORT_PATHS = frozenset({"/privacy/import", "/api/player/import"})
 
 
 def _standing(player_id: str, device_id: str, agent: str) -> bool:
@@ -211,7 +212,7 @@ class FrontMiddleware:
         """Steps 4 of the module notes: the body cap, the client's address, the player."""
         shared = get_settings()  # (the body cap and the address: the process's settings)
         limit = shared.max_body_bytes
-        if scope["path"] == IMPORT_PATH and scope["method"] == "POST":
+        if scope["path"] in IMPORT_PATHS and scope["method"] == "POST":
             limit = max(limit, shared.max_import_bytes)  # (the one bigger body: a data file)
         length = found.get(b"content-length")
         if declared_too_large(length, limit):

@@ -5,11 +5,13 @@ export is the signed data file."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import Engine
 
-from tests.support.api_client import Player, assert_error
+from tests.support.api_client import Player, assert_error, player_rows
 from tests.support.deals import WIN_DEAL, WIN_LINE
 
 pytestmark = pytest.mark.usefixtures("configured")
@@ -63,3 +65,53 @@ def test_export_through_the_api(app: FastAPI) -> None:
     document = json.loads(r.content)
     assert document["format"] == "scorpion-player-data" and len(document["signature"]) == 64
     assert [g["status"] for g in document["games"]] == ["won"]
+
+
+def test_import_through_the_api(app: FastAPI, engine: Engine) -> None:
+    """The exported file as the body of ``POST /api/player/import?replace=true`` gives the
+    importing player the same statistics and games; a forged, cut-short or unconfirmed import
+    is a 422 ``detail`` and changes nothing; without the CSRF token, a 403."""
+    phone, laptop = Player(app), Player(app)
+    win(phone)
+    saved = phone.new_game(deal_number=12)
+    assert phone.apply(saved["id"], ("deal",)).status_code == 200
+    file = phone.get("/api/player/export").content
+    mine = laptop.new_game(deal_number=5)
+    before = player_rows(engine, laptop.id)
+
+    def send(body: bytes, query: str = "?replace=true", **kw: Any) -> Any:
+        headers = {**laptop.headers, "content-type": "application/json", **kw}
+        return laptop.http.post(f"/api/player/import{query}", content=body, headers=headers)
+
+    document = json.loads(file)
+    document["statistics"] = [{**s, "won": s["won"] + 5} for s in document["statistics"]]
+    forged = json.dumps(document).encode()
+    for body, query, expected in (
+        (file, "", "send replace=true to confirm"),
+        (file[: len(file) // 2], "?replace=true", "cut short"),
+        (forged, "?replace=true", "signature does not match"),
+        (b"", "?replace=true", "empty"),
+    ):
+        detail = assert_error(send(body, query), 422)
+        assert expected in detail and "Nothing was changed" in detail
+        assert player_rows(engine, laptop.id) == before
+    refused = laptop.http.post(
+        "/api/player/import?replace=true", content=file, headers={"x-csrf-token": "wrong"}
+    )
+    assert refused.status_code == 403
+    assert player_rows(engine, laptop.id) == before
+
+    r = send(file)
+    assert r.status_code == 200, r.text
+    assert r.json() == {
+        "games": 2,
+        "results": len(document["results"]),
+        "race_entries": 0,
+        "left_out_race_entries": 0,
+    }
+    assert laptop.get("/api/stats").json() == phone.get("/api/stats").json()
+    assert laptop.get(f"/api/games/{mine['id']}").status_code == 404  # replaced
+    games = json.loads(laptop.get("/api/player/export").content)["games"]
+    assert sorted((g["status"], g["deal_number"]) for g in games) == sorted(
+        (g["status"], g["deal_number"]) for g in document["games"]
+    )
