@@ -55,6 +55,7 @@ _KINDS: dict[str, tuple[str, Callable[[str], str]]] = {
     "pile": (r"reserve|free cell", _from(_PILES)),
     "n": (r"-?[\d,]+", _same),
     "text": (r".+?", _same),
+    "label": (r".+?", gettext),  # a form field's label, itself in the catalog
 }
 
 # The messages with values in them: their English form (``{name}``: a value; its kind by the
@@ -146,6 +147,63 @@ PATTERNS += (
     N_("A page is a whole number from 1 to {n}."),
 )
 
+# The devices' and the data file's refusals (``app.services.devices``, ``.portability``) and
+# the deck's (``app.services.players``, ``app.web.player_pages``).
+MESSAGES += (
+    N_("There is no such device."),
+    N_("This device is already linked to that player."),
+    N_(
+        "This device has games or results of its own. Tick the box to confirm that you "
+        "leave them behind."
+    ),
+    N_("This file is empty."),
+    N_("This file is not a Scorpion data file."),
+    N_("This file is not a Scorpion data file: it is not valid JSON (perhaps it was cut short)."),
+    N_(
+        "This data file's signature does not match: it was changed after it was exported, or "
+        "it comes from a site with another secret key."
+    ),
+    N_("This data file is not consistent: a game appears twice."),
+    N_("This data file is not consistent: its statistics name unknown variants."),
+    N_("This data file is not consistent: a result names a missing game."),
+    N_("This data file is not consistent: a race entry names a missing game."),
+    N_("Choose the data file to import."),
+    N_(
+        "Importing replaces your games, results, statistics and settings here: tick the box "
+        "to confirm."
+    ),
+)
+PATTERNS += (
+    N_(
+        "That code is wrong, already used or expired (a code works once, for {n} minutes). "
+        "Check it, or make a new one on the other device."
+    ),
+    N_("A link code has {n} letters and digits, like ABCD-EFGH."),
+    N_("Too many link codes: at most {n} every {n2} minutes. Please wait {n3} seconds."),
+    N_(
+        "Too many link codes tried: at most {n} every {n2} minutes. Please wait {n3} seconds "
+        "and try again."
+    ),
+    N_("This file is too large: at most {n} bytes."),
+    N_("This request is too large: at most {n} bytes are accepted."),
+    N_("This data file has format version {text}; this site reads version {n}."),
+    N_("This data file is not valid: {text}: {text2}."),
+    N_("This data file is not consistent: game {n} is not a valid game."),
+    N_("This data file is not consistent: game {text} is unreadable."),
+    N_("This data file is not consistent: the move log of game {text} does not replay."),
+    N_(
+        "This data file is not consistent: the move log of game {text} does not lead to its "
+        "saved position."
+    ),
+    N_("Unknown theme {text}: choose one of {text2}."),
+    N_("{label}: send \u201con\u201d to choose it, or leave it out."),
+)
+
+# A refusal's closing sentence, translated on its own after the rest (in Chinese no space
+# follows a sentence's full stop).
+_SPACE = {"zh-CN": ""}
+ENDINGS = (N_("Nothing was changed."), N_("Nothing changed."))
+
 
 def _compile(template: str) -> tuple[re.Pattern[str], list[tuple[str, Callable[[str], str]]]]:
     parts = re.split(r"\{(\w+)\}", template)
@@ -170,6 +228,13 @@ def _translate(message: str, locale: str) -> str:
     found = gettext(message)
     if found != message or locale == "en":
         return found
+    for ending in ENDINGS:
+        if message.endswith(" " + ending):
+            english = message[: -len(ending) - 1]
+            rest = _translate(english, locale)
+            if rest == english:
+                return message  # (never half translated)
+            return f"{rest}{_SPACE.get(locale, ' ')}{gettext(ending)}"
     for template, regex, fields in _COMPILED:
         m = regex.match(message)
         if m is not None:

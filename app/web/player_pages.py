@@ -171,7 +171,7 @@ def save_deck(
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
-        ctx.update(deck_error=exc.message, done=None)
+        ctx.update(deck_error=translate(exc.message), done=None)
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=deck")
 
@@ -327,7 +327,7 @@ def _link(page: Page, device: str, code: Any, leave: bool, agent: str) -> Respon
         )
     except (ServiceError, device_service.TooManyLinkTries) as exc:
         ctx = _link_context(request, db, player, csrf_token, code if isinstance(code, str) else "")
-        ctx["error"] = exc.message
+        ctx["error"] = translate(exc.message)
         status = 429 if isinstance(exc, device_service.TooManyLinkTries) else 422
         response = render(
             request,
@@ -389,6 +389,6 @@ def _import(page: Page, raw: bytes, confirmed: bool, uploaded: bool) -> Response
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
-        ctx.update(import_error=exc.message, done=None)
+        ctx.update(import_error=translate(exc.message), done=None)
         return render(request, "privacy.html", ctx, status_code=422)
     return see_other("/privacy?done=imported")

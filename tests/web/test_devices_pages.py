@@ -306,3 +306,35 @@ def test_an_unreachable_database_does_not_fail_the_identity_check(
         r = phone.get("/api/session")
         assert r.status_code == 200 and r.json()["player"] == player
     assert calls == ["asked", "asked"]
+
+
+def test_the_refusals_read_in_chinese(phone: Browser, laptop: Browser, engine: Engine) -> None:
+    """A Chinese page explains a refused code, import or deck choice in Chinese (the
+    services' English refusal, translated); the JSON API's stays English."""
+    win_a_game(phone)
+    raw = phone.get("/privacy/export").content
+    laptop.http.headers["Accept-Language"] = "zh-CN,zh;q=0.9"
+    refresh(laptop)
+    before = player_rows(engine, player_of(laptop))
+    for bad, words in [
+        (raw[:-40], "它不是有效的 JSON"),
+        (raw.replace(b'"won": 1', b'"won": 9', 1), "签名不符"),
+        (b"", "这个文件是空的"),
+    ]:
+        r = upload(laptop, bad)
+        assert r.status_code == 422 and words in r.text, r.text[:300]
+        assert "没有做任何更改" in r.text and "Nothing was changed" not in r.text
+    r = upload(laptop, raw, confirm=False)
+    assert r.status_code == 422 and "请勾选方框确认" in r.text
+    r = laptop.post("/settings/deck", {"four_colour": "yes"})
+    assert r.status_code == 422 and "四色扑克牌：发送“on”表示选择" in r.text
+    assert player_rows(engine, player_of(laptop)) == before
+    r = join(laptop, "ABCD-EFGH")
+    assert r.status_code == 422 and "这个代码不正确、已被使用或已过期" in r.text
+    assert "有效 10 分钟" in r.text
+    api = laptop.http.post(
+        "/api/player/link",
+        json={"code": "ABCD-EFGH"},
+        headers={"X-CSRF-Token": laptop.token},
+    )
+    assert api.status_code == 422 and api.json()["detail"].startswith("That code is wrong")
