@@ -88,7 +88,7 @@ PATTERNS: tuple[str, ...] = (
 
 # The engine's and the services' messages without values, as they word them (the catalog
 # holds them; ``translate`` finds them by their English).
-MESSAGES = (
+MESSAGES: tuple[str, ...] = (
     N_("A face-down card cannot be moved."),
     N_("The card is already in that column."),
     N_("Nothing can ever be put onto a reserve card."),
