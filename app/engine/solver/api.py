@@ -101,13 +101,23 @@ def solve_game(
             clock=clock,
             win_first=win_first,
         )
-    return _pure_python(
+    # the pure-Python pipeline (the reference: ``SOLVER_CORE=py``)
+    if game.variant.plain:
+        return solve_plain(
+            Position.from_game(game),
+            max_seconds=max_seconds,
+            max_nodes=max_nodes,
+            prune=prune,
+            clock=clock,
+            win_first_share=PLAIN_WIN_FIRST_SHARE if win_first else 0.0,
+        )
+    return solve_family(
         game,
         max_seconds=max_seconds,
         max_nodes=max_nodes,
         prune=prune,
         clock=clock,
-        win_first=win_first,
+        win_first=None if win_first else 0.0,  # None: the variant's own share
     )
 
 
@@ -183,35 +193,6 @@ def _with_compiled_core(
     )
     r.seconds = clock() - start
     return r
-
-
-def _pure_python(
-    game: Game,
-    *,
-    max_seconds: float | None,
-    max_nodes: int | None,
-    prune: bool,
-    clock: Clock,
-    win_first: bool,
-) -> SearchResult:
-    """The pure-Python pipeline (the reference: ``SOLVER_CORE=py``)."""
-    if game.variant.plain:
-        return solve_plain(
-            Position.from_game(game),
-            max_seconds=max_seconds,
-            max_nodes=max_nodes,
-            prune=prune,
-            clock=clock,
-            win_first_share=PLAIN_WIN_FIRST_SHARE if win_first else 0.0,
-        )
-    return solve_family(
-        game,
-        max_seconds=max_seconds,
-        max_nodes=max_nodes,
-        prune=prune,
-        clock=clock,
-        win_first=None if win_first else 0.0,  # None: the variant's own share
-    )
 
 
 def analyse(

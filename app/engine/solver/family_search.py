@@ -65,8 +65,8 @@ from .proof import CHILDREN as _CHILDREN
 from .proof import PARENTS as _PARENTS
 from .proof import family_dead_reason
 from .search import (
-    WALL_TIME,
     OutOfBudget,
+    Searcher,
     empty_targets,
 )
 
@@ -121,7 +121,7 @@ def fits_on(variant: Variant, card: int, top: int) -> bool:
     return top % 52 in _PARENTS[variant.alternate][card % 52]
 
 
-class FamilySearch:
+class FamilySearch(Searcher):
     """The complete depth-first search's mutable state (``winfirst.py`` builds its incomplete
     search on it)."""
 
@@ -130,6 +130,7 @@ class FamilySearch:
     keep_joined = False
 
     def __init__(self, game: Game) -> None:
+        super().__init__()
         v = game.variant
         self.variant = v
         self.ncols = v.columns
@@ -145,7 +146,6 @@ class FamilySearch:
         self.cells: list[int] = [c % 52 if c >= 0 else -1 for c in game.cells]
         self.done = len(game.completed)
         self.colkey: list[bytes] = [self._colkey(c) for c in range(self.ncols)]
-        self.seen: set[bytes] = set()
         # proof.py's (see ``_worth_proving``): it assumes empty columns take Kings only
         self.prove = not v.empty_accepts_any
         # Three Blind Mice: a sure join is the only move tried (``reserve_join``,
@@ -178,19 +178,12 @@ class FamilySearch:
         self.reserve_joins_taken = 0
         self.run_joins_taken = 0
         self.cell_joins_taken = 0
-        self.dead_checks = 0
-        self.dead_cuts = 0
         # the position searched is known to have no proof of loss (``_stays_alive``), and how
         # many proofs that knowledge spared
         self.alive = False
         self.alive_skips = 0
         # when the proof is tried on a position worth proving (see ``_prove``)
         self.proof = ProofSchedule()
-        self.path: list[Action] = []
-        self.nodes = 0
-        self.deadline = 0.0
-        self.clock = WALL_TIME
-        self.max_nodes = 0
 
     # -- keys -----------------------------------------------------------------------------
 

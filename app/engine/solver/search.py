@@ -54,9 +54,10 @@ from __future__ import annotations
 
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
 from ..cards import KING, RUNS, Card
 from ..deals import Deal
@@ -223,11 +224,43 @@ WALL_TIME: Clock = time.perf_counter
 CPU_TIME: Clock = time.process_time
 
 
-class PlainSearch:
+class Searcher(ABC):
+    """What ``run_search`` (and ``winfirst.restarts``) drives: a depth-first search from its
+    start, this module's ``PlainSearch`` or ``family_search.py``'s ``FamilySearch``. The
+    driver sets the budget (``deadline`` by ``clock``, ``max_nodes``), puts the start's key
+    in ``seen`` and reads ``path`` (the winning steps) and ``nodes``; ``dead_checks`` and
+    ``dead_cuts`` count the proofs of loss tried and fired inside the search (its stats)."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+        self.path: list[Action] = []
+        self.nodes = 0
+        self.dead_checks = 0
+        self.dead_cuts = 0
+        self.deadline = 0.0
+        self.clock = WALL_TIME
+        self.max_nodes = 0
+
+    @abstractmethod
+    def key(self) -> bytes:
+        """The transposition key of the current position."""
+
+    @abstractmethod
+    def dfs(self) -> bool:
+        """Search from the current position (its key already in ``seen``); True on a win,
+        with the winning steps in ``path``."""
+
+    @abstractmethod
+    def dead_reason(self) -> str:
+        """Why the current position is lost by the search's proof ("" if it proves nothing)."""
+
+
+class PlainSearch(Searcher):
     """The plain variants' search state with make/unmake moves (``winfirst_plain.py`` builds
     its incomplete search on it)."""
 
     def __init__(self, pos: Position, prune: bool) -> None:
+        super().__init__()
         self.wasp = pos.variant.empty_accepts_any
         self.prune = prune
         self.cols: list[list[int]] = [list(c) for c in pos.cols]
@@ -249,14 +282,6 @@ class PlainSearch:
         self.under = under
         # ``is_dead(skip_empty=True)``'s propagation, where it ended (``fills_stay_alive``)
         self.fill_state: _FillState | None = None
-        self.seen: set[bytes] = set()
-        self.path: list[Action] = []
-        self.nodes = 0
-        self.dead_checks = 0
-        self.dead_cuts = 0
-        self.deadline = 0.0
-        self.clock = WALL_TIME
-        self.max_nodes = 0
         # Safe joins (Scorpion and Scorpion II, pruning on): when column t holds exactly its
         # suit's run from the King (its deepest card, face up) down to its exposed card p, the
         # move of p - 1 (with all on it) onto p is taken as the only move. Every card below p
@@ -908,6 +933,8 @@ class PlainSearch:
             if not copied:
                 copied = True
                 ok, done, got, okr = ok[:], done[:], got[:], okr[:]
+            # the item happens: the same step as ``is_dead``'s, kept inline in both loops (a
+            # call per item would cost more than the step)
             if not kind:
                 su = c // 13
                 got[su] += 1
@@ -1168,24 +1195,6 @@ def solve(
         stats=lambda: _stats(s),
         clock=clock,
     )
-
-
-class Searcher(Protocol):
-    """What ``run_search`` drives: this module's ``PlainSearch`` and ``family_search.py``'s
-    ``FamilySearch``."""
-
-    seen: set[bytes]
-    path: list[Action]
-    nodes: int
-    deadline: float
-    clock: Clock
-    max_nodes: int
-
-    def key(self) -> bytes: ...
-
-    def dfs(self) -> bool: ...
-
-    def dead_reason(self) -> str: ...
 
 
 def run_search(
