@@ -1,0 +1,216 @@
+"""The import of a data file: the player's data replaced by the file's, in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from app.config import Settings, get_settings
+from app.db.models import (
+    GameRow,
+    MoveLog,
+    PlayerProfile,
+    PlayerSettings,
+    Race,
+    RaceEntry,
+    StatEvent,
+    VariantStats,
+    utcnow,
+)
+
+from ..common import ensure_player, new_game_id, write_tx
+from ..ratelimit import consume
+from .checks import read_document, refuse, unsealed
+from .file import Document
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    games: int
+    results: int
+    race_entries: int
+    left_out_race_entries: int
+
+
+def import_player_data(
+    db: Session,
+    player_id: str,
+    raw: bytes,
+    *,
+    confirmed: bool,
+    chosen: bool = True,
+    settings: Settings | None = None,
+) -> ImportSummary:
+    """Replace the player's data with the data file's (module notes), in one transaction
+    (``chosen``: False when the form came without a file)."""
+    settings = settings or get_settings()
+    # Counted first, in a transaction of its own: checking the file replays every game, CPU
+    # work that must not hold the write lock (as a solver question, ``consume``).
+    consume(db, player_id, "actions")
+    if not chosen:
+        raise refuse("Choose the data file to import.")
+    document = read_document(raw, settings)
+    if not confirmed:
+        raise refuse(
+            "Importing replaces your games, results, statistics and settings here: tick the "
+            "box to confirm."
+        )
+    with write_tx(db):
+        prefs = ensure_player(db, player_id)
+        _clear(db, player_id)
+        return _write(db, player_id, prefs, document, settings)
+
+
+def _clear(db: Session, player_id: str) -> None:
+    db.execute(delete(RaceEntry).where(RaceEntry.player_id == player_id))
+    db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
+    db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
+    db.execute(delete(MoveLog).where(MoveLog.player_id == player_id))
+    db.execute(delete(GameRow).where(GameRow.player_id == player_id))
+    db.execute(delete(PlayerProfile).where(PlayerProfile.player_id == player_id))
+
+
+def _taken(db: Session, ids: Sequence[str]) -> set[str]:
+    taken: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        taken.update(db.execute(select(GameRow.id).where(GameRow.id.in_(chunk))).scalars())
+    return taken
+
+
+def _write(
+    db: Session, player_id: str, prefs: PlayerSettings, document: Document, settings: Settings
+) -> ImportSummary:
+    now = utcnow()
+    if document.settings is not None:
+        kept = document.settings
+        prefs.save_games, prefs.record_stats = kept.save_games, kept.record_stats
+        prefs.locale, prefs.four_colour = kept.locale, kept.four_colour
+        prefs.theme, prefs.large_cards = kept.theme, kept.large_cards
+        prefs.updated_at = now
+    if document.profile is not None:
+        db.add(
+            PlayerProfile(
+                player_id=player_id,
+                display_name=document.profile.display_name,
+                on_leaderboards=document.profile.on_leaderboards,
+                updated_at=now,
+            )
+        )
+    taken = _taken(db, [g.id for g in document.games])
+    new_id = {g.id: (new_game_id() if g.id in taken else g.id) for g in document.games}
+    races = {r.race_id for r in document.race_entries} | {
+        g.race_id for g in document.games if g.race_id
+    }
+    here = (
+        set(db.execute(select(Race.id).where(Race.id.in_(list(races)))).scalars())
+        if races
+        else set()
+    )
+    for g in document.games:
+        deal, snapshot = unsealed(g, settings)
+        db.add(
+            GameRow(
+                id=new_id[g.id],
+                player_id=player_id,
+                variant=g.variant,
+                deal_number=g.deal_number,
+                deal=deal,
+                status=g.status,
+                snapshot=snapshot,
+                version=g.version,
+                moves=g.moves,
+                moves_made=g.moves_made,
+                saved=g.saved,
+                assisted=g.assisted,
+                counted=g.counted,
+                restarted_from=new_id.get(g.restarted_from or "", g.restarted_from),
+                created_at=g.created_at,
+                updated_at=g.updated_at,
+                finished_at=g.finished_at,
+                abandoned_at=g.abandoned_at,
+                race_id=g.race_id if g.race_id in here else None,
+                difficulty=g.difficulty,
+            )
+        )
+    db.flush()
+    log = [
+        {
+            "game_id": new_id[g.id],
+            "player_id": player_id,
+            "seq": seq,
+            "kind": a[0],
+            "from_column": a[1],
+            "from_index": a[2],
+            "to_column": a[3],
+            "from_pile": a[4],
+            "to_pile": a[5],
+            "created_at": a[6],
+        }
+        for g in document.games
+        for seq, a in enumerate(g.actions, start=1)
+    ]
+    if log:
+        db.execute(insert(MoveLog), log)
+    for s in document.statistics:
+        db.add(
+            VariantStats(
+                player_id=player_id,
+                variant=s.variant,
+                started=s.started,
+                won=s.won,
+                abandoned=s.abandoned,
+                current_streak=s.current_streak,
+                best_streak=s.best_streak,
+                best_time_seconds=s.best_time_seconds,
+                fewest_moves=s.fewest_moves,
+                last_played_at=s.last_played_at,
+            )
+        )
+    for r in document.results:
+        db.add(
+            StatEvent(
+                player_id=player_id,
+                game_id=new_id[r.game] if r.game else None,
+                variant=r.variant,
+                kind=r.kind,
+                deal_number=r.deal_number,
+                moves=r.moves,
+                seconds=r.seconds,
+                at=r.at,
+            )
+        )
+    entries = 0
+    for e in document.race_entries:
+        if e.race_id not in here:
+            continue
+        entries += 1
+        db.add(
+            RaceEntry(
+                race_id=e.race_id,
+                player_id=player_id,
+                game_id=new_id[e.game] if e.game else None,
+                ranked=e.ranked,
+                status=e.status,
+                moves=e.moves,
+                suits=e.suits,
+                assisted=e.assisted,
+                seconds=e.seconds,
+                verified=e.verified,
+                verified_version=e.verified_version,
+                verified_moves=e.verified_moves,
+                started_at=e.started_at,
+                updated_at=e.updated_at,
+                finished_at=e.finished_at,
+            )
+        )
+    db.flush()
+    return ImportSummary(
+        games=len(document.games),
+        results=len(document.results),
+        race_entries=entries,
+        left_out_race_entries=len(document.race_entries) - entries,
+    )
