@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -24,11 +25,34 @@ from app.db.models import (
 )
 
 from ..common import read_tx
-from .file import FORMAT, VERSION, seal, signature
+from .file import (
+    ACTION_COLUMNS,
+    FORMAT,
+    VERSION,
+    DeviceData,
+    GameData,
+    ProfileData,
+    RaceEntryData,
+    ResultData,
+    SettingsData,
+    StatisticsData,
+    seal,
+    signature,
+)
 
 
-def _time(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
+def _plain(value: Any) -> Any:
+    """A value as the file holds it: a time as ISO 8601 text, anything else as it is."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _fields(row: object, model: type[BaseModel], **given: Any) -> dict[str, Any]:
+    """``row``'s attributes under ``model``'s field names, in its order (``file``'s notes);
+    ``given``: the values of the fields that the table names otherwise or lacks."""
+    return {
+        name: _plain(given[name] if name in given else getattr(row, name))
+        for name in model.model_fields
+    }
 
 
 def export_player_data(
@@ -63,17 +87,7 @@ def export_player_data(
             .order_by(MoveLog.game_id, MoveLog.seq)
         ).scalars():
             if a.game_id in logs:
-                logs[a.game_id].append(
-                    [
-                        a.kind,
-                        a.from_column,
-                        a.from_index,
-                        a.to_column,
-                        a.from_pile,
-                        a.to_pile,
-                        _time(a.created_at),
-                    ]
-                )
+                logs[a.game_id].append([_plain(getattr(a, c)) for c in ACTION_COLUMNS])
         entries = db.execute(
             select(RaceEntry).where(RaceEntry.player_id == player_id).order_by(RaceEntry.id)
         ).scalars()
@@ -83,98 +97,26 @@ def export_player_data(
         document: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
-            "exported_at": _time(now),
-            "player_since": _time(player.created_at) if player else None,
-            "settings": None
-            if prefs is None
-            else {
-                "save_games": prefs.save_games,
-                "record_stats": prefs.record_stats,
-                "locale": prefs.locale,
-                "four_colour": prefs.four_colour,
-                "theme": prefs.theme,
-                "large_cards": prefs.large_cards,
-            },
-            "profile": None
-            if profile is None
-            else {"display_name": profile.display_name, "on_leaderboards": profile.on_leaderboards},
-            "statistics": [
-                {
-                    "variant": s.variant,
-                    "started": s.started,
-                    "won": s.won,
-                    "abandoned": s.abandoned,
-                    "current_streak": s.current_streak,
-                    "best_streak": s.best_streak,
-                    "best_time_seconds": s.best_time_seconds,
-                    "fewest_moves": s.fewest_moves,
-                    "last_played_at": _time(s.last_played_at),
-                }
-                for s in stats
-            ],
-            "results": [
-                {
-                    "game": e.game_id,
-                    "variant": e.variant,
-                    "kind": e.kind,
-                    "deal_number": e.deal_number,
-                    "moves": e.moves,
-                    "seconds": e.seconds,
-                    "at": _time(e.at),
-                }
-                for e in events
-            ],
+            "exported_at": _plain(now),
+            "player_since": _plain(player.created_at) if player else None,
+            "settings": None if prefs is None else _fields(prefs, SettingsData),
+            "profile": None if profile is None else _fields(profile, ProfileData),
+            "statistics": [_fields(s, StatisticsData) for s in stats],
+            "results": [_fields(e, ResultData, game=e.game_id) for e in events],
             "games": [
-                {
-                    "id": g.id,
-                    "variant": g.variant,
-                    "deal_number": g.deal_number,
-                    "status": g.status,
-                    "version": g.version,
-                    "moves": g.moves,
-                    "moves_made": g.moves_made,
-                    "saved": g.saved,
-                    "assisted": g.assisted,
-                    "counted": g.counted,
-                    "restarted_from": g.restarted_from,
-                    "created_at": _time(g.created_at),
-                    "updated_at": _time(g.updated_at),
-                    "finished_at": _time(g.finished_at),
-                    "abandoned_at": _time(g.abandoned_at),
-                    "race_id": g.race_id,
-                    "difficulty": g.difficulty,
-                    "sealed": seal(
+                _fields(
+                    g,
+                    GameData,
+                    sealed=seal(
                         json.dumps({"deal": g.deal, "snapshot": g.snapshot}).encode(), settings
                     ),
-                    "actions": logs[g.id],
-                }
+                    actions=logs[g.id],
+                )
                 for g in games
             ],
-            "race_entries": [
-                {
-                    "race_id": r.race_id,
-                    "game": r.game_id,
-                    "ranked": r.ranked,
-                    "status": r.status,
-                    "moves": r.moves,
-                    "suits": r.suits,
-                    "assisted": r.assisted,
-                    "seconds": r.seconds,
-                    "verified": r.verified,
-                    "verified_version": r.verified_version,
-                    "verified_moves": r.verified_moves,
-                    "started_at": _time(r.started_at),
-                    "updated_at": _time(r.updated_at),
-                    "finished_at": _time(r.finished_at),
-                }
-                for r in entries
-            ],
+            "race_entries": [_fields(r, RaceEntryData, game=r.game_id) for r in entries],
             "devices": [
-                {
-                    "name": d.name,
-                    "linked_at": _time(d.created_at),
-                    "last_seen": _time(d.last_seen_at),
-                }
+                _fields(d, DeviceData, linked_at=d.created_at, last_seen=d.last_seen_at)
                 for d in devices
             ],
         }

@@ -1,4 +1,10 @@
-"""The data file: its format (``Document``, pydantic models), its sealing and its signature."""
+"""The data file: its format (``Document``, pydantic models), its sealing and its signature.
+
+A model's fields are the columns of its table, named alike (the export and the import copy
+them by name), but for a game named by its id (``game``: the column ``game_id``), a device's
+two times, and a game's sealed deal and position and its move log (``ActionData``, a row of
+``ACTION_COLUMNS``).
+"""
 
 from __future__ import annotations
 
@@ -114,6 +120,16 @@ ActionData = tuple[
     str | None,
     datetime,
 ]
+# The move log's columns, in the order of ``ActionData``.
+ACTION_COLUMNS = (
+    "kind",
+    "from_column",
+    "from_index",
+    "to_column",
+    "from_pile",
+    "to_pile",
+    "created_at",
+)
 
 
 class GameData(_Strict):

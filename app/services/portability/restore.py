@@ -24,7 +24,7 @@ from app.db.models import (
 from ..common import ensure_player, new_game_id, write_tx
 from ..ratelimit import consume
 from .checks import read_document, refuse, unsealed
-from .file import Document
+from .file import ACTION_COLUMNS, Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,20 +86,11 @@ def _write(
 ) -> ImportSummary:
     now = utcnow()
     if document.settings is not None:
-        kept = document.settings
-        prefs.save_games, prefs.record_stats = kept.save_games, kept.record_stats
-        prefs.locale, prefs.four_colour = kept.locale, kept.four_colour
-        prefs.theme, prefs.large_cards = kept.theme, kept.large_cards
+        for name, value in document.settings.model_dump().items():
+            setattr(prefs, name, value)
         prefs.updated_at = now
     if document.profile is not None:
-        db.add(
-            PlayerProfile(
-                player_id=player_id,
-                display_name=document.profile.display_name,
-                on_leaderboards=document.profile.on_leaderboards,
-                updated_at=now,
-            )
-        )
+        db.add(PlayerProfile(player_id=player_id, updated_at=now, **document.profile.model_dump()))
     taken = _taken(db, [g.id for g in document.games])
     new_id = {g.id: (new_game_id() if g.id in taken else g.id) for g in document.games}
     races = {r.race_id for r in document.race_entries} | {
@@ -114,26 +105,13 @@ def _write(
         deal, snapshot = unsealed(g, settings)
         db.add(
             GameRow(
+                **g.model_dump(exclude={"id", "restarted_from", "race_id", "sealed", "actions"}),
                 id=new_id[g.id],
                 player_id=player_id,
-                variant=g.variant,
-                deal_number=g.deal_number,
                 deal=deal,
-                status=g.status,
                 snapshot=snapshot,
-                version=g.version,
-                moves=g.moves,
-                moves_made=g.moves_made,
-                saved=g.saved,
-                assisted=g.assisted,
-                counted=g.counted,
                 restarted_from=new_id.get(g.restarted_from or "", g.restarted_from),
-                created_at=g.created_at,
-                updated_at=g.updated_at,
-                finished_at=g.finished_at,
-                abandoned_at=g.abandoned_at,
                 race_id=g.race_id if g.race_id in here else None,
-                difficulty=g.difficulty,
             )
         )
     db.flush()
@@ -142,13 +120,7 @@ def _write(
             "game_id": new_id[g.id],
             "player_id": player_id,
             "seq": seq,
-            "kind": a[0],
-            "from_column": a[1],
-            "from_index": a[2],
-            "to_column": a[3],
-            "from_pile": a[4],
-            "to_pile": a[5],
-            "created_at": a[6],
+            **dict(zip(ACTION_COLUMNS, a, strict=True)),
         }
         for g in document.games
         for seq, a in enumerate(g.actions, start=1)
@@ -156,31 +128,13 @@ def _write(
     if log:
         db.execute(insert(MoveLog), log)
     for s in document.statistics:
-        db.add(
-            VariantStats(
-                player_id=player_id,
-                variant=s.variant,
-                started=s.started,
-                won=s.won,
-                abandoned=s.abandoned,
-                current_streak=s.current_streak,
-                best_streak=s.best_streak,
-                best_time_seconds=s.best_time_seconds,
-                fewest_moves=s.fewest_moves,
-                last_played_at=s.last_played_at,
-            )
-        )
+        db.add(VariantStats(player_id=player_id, **s.model_dump()))
     for r in document.results:
         db.add(
             StatEvent(
+                **r.model_dump(exclude={"game"}),
                 player_id=player_id,
                 game_id=new_id[r.game] if r.game else None,
-                variant=r.variant,
-                kind=r.kind,
-                deal_number=r.deal_number,
-                moves=r.moves,
-                seconds=r.seconds,
-                at=r.at,
             )
         )
     entries = 0
@@ -190,21 +144,9 @@ def _write(
         entries += 1
         db.add(
             RaceEntry(
-                race_id=e.race_id,
+                **e.model_dump(exclude={"game"}),
                 player_id=player_id,
                 game_id=new_id[e.game] if e.game else None,
-                ranked=e.ranked,
-                status=e.status,
-                moves=e.moves,
-                suits=e.suits,
-                assisted=e.assisted,
-                seconds=e.seconds,
-                verified=e.verified,
-                verified_version=e.verified_version,
-                verified_moves=e.verified_moves,
-                started_at=e.started_at,
-                updated_at=e.updated_at,
-                finished_at=e.finished_at,
             )
         )
     db.flush()
