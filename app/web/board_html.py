@@ -24,7 +24,7 @@ from app.web.view import BoardView, ColumnView
 from app.web.view import html_escape as escape
 from app.web.words import card_name, suit_name
 
-# The parts templates/play.html calls (``app.web.rendering`` hands them to it as ``Markup``).
+# The parts templates/play.html calls (``app.web.templating`` hands them to it as ``Markup``).
 PAGE_PARTS: tuple[str, ...] = (
     "column_html",
     "stock_button",
