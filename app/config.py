@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     race_poll_seconds: float = Field(default=0.25, gt=0, le=5)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     # Linking devices (app/services/devices.py): codes made per player and codes entered per
-    # client address, per 10 minutes; the import of a data file (app/services/portability.py).
+    # client address, per 10 minutes; the import of a data file (app/services/portability/).
     link_codes_per_window: int = Field(default=5, ge=1)
     link_tries_per_window: int = Field(default=10, ge=1)
     max_import_bytes: int = Field(default=900_000, ge=1024, le=990_000)

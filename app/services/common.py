@@ -38,6 +38,7 @@ from app.db.models import (
 from app.db.session import begin_write
 
 from .clients import count_new_player
+from .device_names import device_name
 from .errors import PlayerDeleted
 
 # The requesting browser: (its device id, its User-Agent), set by the web layer for the
@@ -167,8 +168,6 @@ def create_player_row(db: Session, player_id: str, *, settings: Settings | None 
 
 def add_first_device(db: Session, player_id: str, now: datetime) -> None:
     """The requesting browser as the new player's first device (``current_device``)."""
-    from .devices import device_name  # (devices builds on this module)
-
     device = current_device.get()
     device_id, agent = device if device is not None else (FIRST_DEVICE, "")
     insert_ignore(

@@ -45,6 +45,7 @@ from app.db.session import begin_write
 
 from .clients import current_address
 from .common import FIRST_DEVICE, ensure_player, insert_ignore, write_tx
+from .device_names import UNKNOWN, device_name
 from .errors import InvalidRequest, NotFound, RateLimited, ServiceError
 from .ratelimit import count as count_request
 from .ratelimit import counted_tx
@@ -63,42 +64,6 @@ _READ_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
 def new_device_id() -> str:
     """A fresh random device id (72 bits)."""
     return secrets.token_urlsafe(9)
-
-
-def device_name(user_agent: str) -> str:
-    """A short name for a browser from its User-Agent: "Chromium on Linux"."""
-    ua = user_agent or ""
-    if not ua:
-        return "Unknown browser"
-    if "Edg/" in ua or "Edge/" in ua or "EdgA/" in ua:
-        browser = "Edge"
-    elif "OPR/" in ua or "Opera" in ua:
-        browser = "Opera"
-    elif "Firefox/" in ua or "FxiOS/" in ua:
-        browser = "Firefox"
-    elif "Chromium/" in ua or "HeadlessChrome/" in ua:
-        browser = "Chromium"
-    elif "Chrome/" in ua or "CriOS/" in ua:
-        browser = "Chrome"
-    elif "Safari/" in ua:
-        browser = "Safari"
-    else:
-        browser = "Browser"
-    if "Android" in ua:
-        system = "Android"
-    elif "iPhone" in ua or "iPad" in ua or "iPod" in ua:
-        system = "iOS"
-    elif "CrOS" in ua:
-        system = "ChromeOS"
-    elif "Windows" in ua:
-        system = "Windows"
-    elif "Macintosh" in ua or "Mac OS X" in ua:
-        system = "macOS"
-    elif "Linux" in ua:
-        system = "Linux"
-    else:
-        return browser
-    return f"{browser} on {system}"
 
 
 # -- the identity check ------------------------------------------------------------------------
@@ -202,7 +167,7 @@ def list_devices(db: Session, player_id: str, this_device: str) -> list[DeviceIn
         return [
             DeviceInfo(
                 id=r.id,
-                name=r.name or "Unknown browser",
+                name=r.name or UNKNOWN,
                 linked_at=r.created_at,
                 last_seen=r.last_seen_at,
                 this_device=r.id == this_device,
@@ -275,10 +240,27 @@ _ADDRESS_COUNT = window_upsert(
 )
 
 
-def _over(db: Session, statement: object, key: str, scope: str, now: float) -> tuple[int, int]:
+# The refusals past a limit, formatted with the limit, the window's minutes and the wait.
+_TOO_MANY_MADE = (
+    "Too many link codes: at most {limit} every {minutes} minutes. Please wait {wait} seconds."
+)
+_TOO_MANY_TRIED = (
+    "Too many link codes tried: at most {limit} every {minutes} minutes. Please wait {wait} "
+    "seconds and try again."
+)
+
+
+def _count_try(
+    db: Session, statement: object, key: str, scope: str, limit: int, now: float, refusal: str
+) -> None:
+    """Count one try of ``key`` in its window; past ``limit``: ``TooManyLinkTries``."""
     params = {"key": key, "scope": scope, "window_start": window_start(now, LINK_WINDOW_SECONDS)}
     row = db.connection().execute(statement, params).one()  # type: ignore[call-overload]
-    return int(row[0]), int(row[1])
+    counted, started = int(row[0]), int(row[1])
+    if counted > limit:
+        wait = retry_after(started, LINK_WINDOW_SECONDS, now)
+        message = refusal.format(limit=limit, minutes=LINK_WINDOW_SECONDS // 60, wait=wait)
+        raise TooManyLinkTries(message, limit, wait)
 
 
 def make_link_code(
@@ -296,16 +278,10 @@ def make_link_code(
         ensure_player(db, player_id)
         count_request(db, player_id, "actions")  # (every writing request counts)
         if settings.rate_limits_enabled:
-            counted, started = _over(db, _PLAYER_COUNT, player_id, "link-make", now.timestamp())
             limit = settings.link_codes_per_window
-            if counted > limit:
-                wait = retry_after(started, LINK_WINDOW_SECONDS, now.timestamp())
-                raise TooManyLinkTries(
-                    f"Too many link codes: at most {limit} every "
-                    f"{LINK_WINDOW_SECONDS // 60} minutes. Please wait {wait} seconds.",
-                    limit,
-                    wait,
-                )
+            _count_try(
+                db, _PLAYER_COUNT, player_id, "link-make", limit, now.timestamp(), _TOO_MANY_MADE
+            )
         db.execute(delete(LinkCode).where(LinkCode.player_id == player_id))
         code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
         expires = now + timedelta(minutes=LINK_CODE_MINUTES)
@@ -356,17 +332,10 @@ def link_device(
     try:
         address = current_address.get()
         if settings.rate_limits_enabled and address is not None:
-            counted, started = _over(db, _ADDRESS_COUNT, address, "link-try", now.timestamp())
             limit = settings.link_tries_per_window
-            if counted > limit:
-                wait = retry_after(started, LINK_WINDOW_SECONDS, now.timestamp())
-                raise TooManyLinkTries(
-                    f"Too many link codes tried: at most {limit} every "
-                    f"{LINK_WINDOW_SECONDS // 60} minutes. Please wait {wait} seconds and "
-                    "try again.",
-                    limit,
-                    wait,
-                )
+            _count_try(
+                db, _ADDRESS_COUNT, address, "link-try", limit, now.timestamp(), _TOO_MANY_TRIED
+            )
         count_request(db, player_id, "actions")  # (a player with a row: every write counts)
         normalised = normalise_code(code)
         if normalised is None:

@@ -35,20 +35,20 @@ from app.odds_display import odds_rows
 from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverBusy, SolverHint, analyse_game
 from app.services.ratelimit import RateLimited
+from app.web.display import current_display
 from app.web.pages import home_page
 from app.web.rendering import (
     Page,
     board_context,
     conflict_page,
-    current_display,
     int_or_none,
     is_htmx,
     not_found,
     refusal_message,
     render,
     see_other,
-    templates,
 )
+from app.web.templating import templates
 from app.web.words import describe_move
 
 router = APIRouter(include_in_schema=False)

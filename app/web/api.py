@@ -13,7 +13,6 @@ from fastapi import Body, Path, Request, Response
 from app import services
 from app.engine import Action, variant_metadata
 from app.web.api_models import (
-    ErrorOut,
     GameOut,
     HintsOut,
     MoveIn,
@@ -24,6 +23,7 @@ from app.web.api_models import (
     VariantOut,
     VariantsOut,
     VersionIn,
+    error_responses,
     game_json,
     hint_out,
     stats_out,
@@ -33,16 +33,6 @@ from app.web.inline import run_action, run_read
 from app.web.lean import LeanRoute, LeanRouter, try_first
 
 # -- routes ------------------------------------------------------------------------------------
-
-
-def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    text = {
-        403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
-        404: "No such game (or another player's game).",
-        409: "The version is not the game's current version: nothing changed.",
-        422: "A malformed body, or an action the rules refuse: nothing changed.",
-    }
-    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
 
 
 router = LeanRouter(prefix="/api", tags=["api"], route_class=LeanRoute)

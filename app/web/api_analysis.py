@@ -14,8 +14,15 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from app.db.session import SessionDep
 from app.services import analysis
-from app.web.api import GameId, error_responses
-from app.web.api_models import ErrorOut, HintMoveOut, PileHintOut, StrictBody, hint_out
+from app.web.api import GameId
+from app.web.api_models import (
+    ErrorOut,
+    HintMoveOut,
+    PileHintOut,
+    StrictBody,
+    error_responses,
+    hint_out,
+)
 from app.web.deps import PlayerId
 
 

@@ -3,8 +3,9 @@ routes are in ``app.web.api``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Body, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
@@ -106,6 +107,23 @@ class VersionIn(StrictBody):
 
 class ErrorOut(BaseModel):
     detail: str = Field(description="A sentence a player understands.")
+
+
+# What each error of a game route means (``error_responses``' default).
+GAME_ERRORS = {
+    403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
+    404: "No such game (or another player's game).",
+    409: "The version is not the game's current version: nothing changed.",
+    422: "A malformed body, or an action the rules refuse: nothing changed.",
+}
+
+
+def error_responses(
+    *codes: int, texts: Mapping[int, str] = GAME_ERRORS
+) -> dict[int | str, dict[str, Any]]:
+    """A route's documented errors (OpenAPI ``responses``): each code an ``ErrorOut``, described
+    by ``texts``."""
+    return {c: {"model": ErrorOut, "description": texts[c]} for c in codes}
 
 
 class SessionOut(BaseModel):

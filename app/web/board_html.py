@@ -24,7 +24,7 @@ from app.web.view import BoardView, ColumnView
 from app.web.view import html_escape as escape
 from app.web.words import card_name, suit_name
 
-# The parts templates/play.html calls (``app.web.rendering`` hands them to it as ``Markup``).
+# The parts templates/play.html calls (``app.web.templating`` hands them to it as ``Markup``).
 PAGE_PARTS: tuple[str, ...] = (
     "column_html",
     "stock_button",
@@ -227,20 +227,23 @@ def runs_list(b: BoardView) -> str:
 
 
 def undo_button(b: BoardView) -> str:
-    title, label = escape(gettext("Undo (Z)")), escape(gettext("Undo"))
-    return (
-        f'<button type="submit" id="undo-btn"{"" if b.can_undo else " disabled"} '
-        f'aria-keyshortcuts="Z Control+Z" title="{title}">'
-        f'<span aria-hidden="true">↶</span> {label}</button>'
+    return _history_button(
+        "undo-btn", b.can_undo, "Z Control+Z", gettext("Undo (Z)"), gettext("Undo"), "↶"
     )
 
 
 def redo_button(b: BoardView) -> str:
-    title, label = escape(gettext("Redo (Y)")), escape(gettext("Redo"))
+    return _history_button("redo-btn", b.can_redo, "Y", gettext("Redo (Y)"), gettext("Redo"), "↷")
+
+
+def _history_button(
+    button_id: str, enabled: bool, keys: str, title: str, label: str, arrow: str
+) -> str:
+    """The undo or the redo button (disabled when there is nothing to undo or redo)."""
     return (
-        f'<button type="submit" id="redo-btn"{"" if b.can_redo else " disabled"} '
-        f'aria-keyshortcuts="Y" title="{title}">'
-        f'<span aria-hidden="true">↷</span> {label}</button>'
+        f'<button type="submit" id="{button_id}"{"" if enabled else " disabled"} '
+        f'aria-keyshortcuts="{keys}" title="{escape(title)}">'
+        f'<span aria-hidden="true">{arrow}</span> {escape(label)}</button>'
     )
 
 

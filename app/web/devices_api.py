@@ -20,22 +20,21 @@ from starlette.concurrency import run_in_threadpool
 
 from app.services import devices as device_service
 from app.services import portability
-from app.web.api_models import ErrorOut, StrictBody
+from app.web.api_models import StrictBody, error_responses
 from app.web.deps import CallerDep, become_device, csrf_token_for
 from app.web.rendering import base_url
 
 router = APIRouter(prefix="/api/player", tags=["devices and your data"])
 
 
-def _errors(*codes: int) -> dict[int | str, dict[str, object]]:
-    text = {
-        403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
-        404: "No such device of this player.",
-        422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
-        413: "The body is larger than the data file's cap: nothing changed.",
-        429: "Too many link codes made or entered: wait the Retry-After seconds.",
-    }
-    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
+# What each error of these routes means (``error_responses``).
+DEVICE_ERRORS = {
+    403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
+    404: "No such device of this player.",
+    422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
+    413: "The body is larger than the data file's cap: nothing changed.",
+    429: "Too many link codes made or entered: wait the Retry-After seconds.",
+}
 
 
 class DeviceOut(BaseModel):
@@ -61,7 +60,7 @@ def get_devices(request: Request, caller: CallerDep) -> DevicesOut:
     "/devices/{device}",
     status_code=204,
     response_class=Response,
-    responses=_errors(403, 404, 422),
+    responses=error_responses(403, 404, 422, texts=DEVICE_ERRORS),
     summary="Remove a device: its cookie no longer reaches this player",
 )
 def delete_device(
@@ -82,7 +81,7 @@ class LinkCodeOut(BaseModel):
     "/link-code",
     status_code=201,
     response_model=LinkCodeOut,
-    responses=_errors(403, 429),
+    responses=error_responses(403, 429, texts=DEVICE_ERRORS),
     summary="A one-time code that links another device to this player",
 )
 def post_link_code(request: Request, caller: CallerDep) -> LinkCodeOut:
@@ -114,7 +113,7 @@ class LinkedOut(BaseModel):
 @router.post(
     "/link",
     response_model=LinkedOut,
-    responses=_errors(403, 422, 429),
+    responses=error_responses(403, 422, 429, texts=DEVICE_ERRORS),
     summary="Join this client to the player of a link code (its cookie is replaced)",
 )
 def post_link(request: Request, caller: CallerDep, body: Annotated[LinkIn, Body()]) -> Response:
@@ -155,7 +154,7 @@ class ImportedOut(BaseModel):
 @router.post(
     "/import",
     response_model=ImportedOut,
-    responses=_errors(403, 413, 422, 429),
+    responses=error_responses(403, 413, 422, 429, texts=DEVICE_ERRORS),
     summary="Replace this player's data with a data file's (the body: GET /api/player/export's)",
 )
 async def post_import(

@@ -46,7 +46,8 @@ from app.services.analysis import SolverBusy
 from app.services.errors import PlayerDeleted
 from app.services.ratelimit import RateLimited
 from app.web.deps import clear_identity
-from app.web.rendering import prefetch_display, render_error
+from app.web.display import prefetch_display
+from app.web.rendering import render_error
 
 log = logging.getLogger("scorpion")
 

@@ -38,6 +38,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
+from app.web.display import known_display, load_display, remember_display
 from app.web.inline import DbAction, run_action, run_read
 from app.web.lean import LeanRoute, LeanRouter, try_first
 from app.web.messages import translate
@@ -52,11 +53,8 @@ from app.web.rendering import (
     form_of,
     int_or_none,
     is_htmx,
-    known_display,
-    load_display,
     not_found,
     refusal_message,
-    remember_display,
     render,
     render_update,
     see_other,

@@ -28,7 +28,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.web import static_files
-from app.web.rendering import ROOT, templates
+from app.web.templating import ROOT, templates
 
 router = APIRouter(include_in_schema=False)
 

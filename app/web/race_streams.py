@@ -29,7 +29,7 @@ from app.i18n import current_locale
 from app.services.race_hub import RESYNC, StreamSlot, hub, slots
 from app.services.race_panel import panel_rows, snapshot
 from app.services.race_progress import Progress
-from app.web.rendering import templates
+from app.web.templating import templates
 
 KEEPALIVE_SECONDS = 15.0
 # A stream ends after ``STREAM_SECONDS`` (settings); the browser reconnects by itself and the

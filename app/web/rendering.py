@@ -1,5 +1,6 @@
-"""Rendering the HTML pages: the templates and their globals, ``render``, redirects, the
-context builders every page shares, and the error pages. Every page module uses this one.
+"""Rendering the HTML pages: ``render``, redirects, the form parsing, the context builders
+every page shares, and the error pages. Every page module uses this one. The templates and
+their globals: ``app.web.templating``; the display preferences: ``app.web.display``.
 
 A request made by htmx (``HX-Request: true``) gets only the template blocks it changes
 (jinja2-fragments); any other request gets a ``303`` back to the full page after a successful
@@ -10,230 +11,31 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
-from urllib.parse import quote
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from jinja2_fragments import render_block
-from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
-from starlette.concurrency import run_in_threadpool
 
 from app import i18n
-from app.db.session import loop_connection, request_session
-from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER, Move
+from app.db.session import request_session
+from app.engine import Move
 from app.i18n import N_, gettext
-from app.services import Display, GameState, get_display
-from app.services.daily import daily_day_of, is_daily_game, today
+from app.services import Display, GameState
+from app.services.daily import is_daily_game
 from app.services.players import stored_locale
-from app.web import board_html, static_files
+from app.web import board_html
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
-from app.web.examples import variant_example
-from app.web.inline import run_read
-from app.web.js_text import js_text
+from app.web.display import current_display, html_class, known_display
 from app.web.messages import translate
+from app.web.templating import templates
 from app.web.view import board_view
-from app.web.words import card_name, format_seconds, rank_label, suit_name
-
-ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES_DIR = ROOT / "templates"
-STATIC_DIR = ROOT / "static"
-DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
-
-# How a race entry's status reads on the pages (daily deal, challenges, the live panel).
-# (marked for the catalog; the templates show them through ``race_status_text``, translated)
-RACE_STATUS_TEXT = {
-    "playing": N_("playing"),
-    "won": N_("finished: won"),
-    "stuck": N_("stuck"),
-    "gave-up": N_("gave up"),
-    "rejected": N_("result rejected"),
-    "unfinished": N_("did not finish"),
-}
-
-
-class _StatusText:
-    """``RACE_STATUS_TEXT`` in the request's language (``race_status_text.get(status, status)``
-    in the templates)."""
-
-    def get(self, status: str, default: str = "") -> str:
-        text = RACE_STATUS_TEXT.get(status)
-        return gettext(text) if text is not None else default
-
-
-class _Environment(Environment):
-    """Jinja2's environment, with each template's globals the environment's own dict.
-
-    Jinja2 layers a template's globals over the environment's in a ``ChainMap``, which costs
-    it about a microsecond per global (we have some twenty) every time it makes a render's
-    context and every time a template runs an ``{% import %}`` (it diffs the two sets of
-    names): 25 to 30 us each, several times per page and per htmx answer. No template here has
-    globals of its own, so the environment's dict serves as is (and whatever is added to it
-    later is seen, as before)."""
-
-    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
-        return super().make_globals(d) if d else self.globals
-
-
-# Templates change only with a new release (a new process): no file's time is looked up on
-# every render. (The loader and autoescaping are Starlette's defaults.)
-templates = Jinja2Blocks(
-    env=_Environment(
-        loader=FileSystemLoader(str(TEMPLATES_DIR)),
-        autoescape=select_autoescape(),
-        auto_reload=False,
-        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
-    )
-)
-# Translations (``app.i18n``): ``_()``, ``gettext``, ``ngettext``... read the request's locale
-# (a context variable) on every call, so the one shared environment speaks each request's
-# language; installed once, never per request. Newstyle: ``_("%(n)s moves", n=3)``, escaped
-# arguments (a literal ``%`` is written ``%%``). ``{% trans %}`` blocks are trimmed, as
-# babel.cfg extracts them.
-templates.env.policies["ext.i18n.trimmed"] = True
-templates.env.install_gettext_callables(  # type: ignore[attr-defined]
-    i18n.gettext,
-    i18n.ngettext,
-    newstyle=True,
-    pgettext=i18n.pgettext,
-    npgettext=i18n.npgettext,
-)
-# ...then Jinja's newstyle wrappers replaced by the same behaviour at a fraction of the cost
-# (theirs: ~10 us a call through Context.call, some sixty calls a page): the translation as
-# Markup (every template autoescapes), ``%`` applied with the (escaped) arguments, the
-# translated text of a message without arguments kept per locale.
-_TRANSLATED: dict[tuple[str, str], Markup] = {}
-
-
-def _jinja_gettext(__string: str, **variables: Any) -> Markup:
-    if variables:
-        return Markup(i18n.gettext(__string)) % variables
-    key = (i18n.current_locale.get(), __string)
-    text = _TRANSLATED.get(key)
-    if text is None:
-        if len(_TRANSLATED) >= 8192:
-            _TRANSLATED.clear()
-        text = _TRANSLATED[key] = Markup(i18n.gettext(__string)) % {}
-    return text
-
-
-def _jinja_ngettext(__singular: str, __plural: str, __num: int, **variables: Any) -> Markup:
-    variables.setdefault("num", __num)
-    return Markup(i18n.ngettext(__singular, __plural, __num)) % variables
-
-
-def _jinja_pgettext(__context: str, __string: str, **variables: Any) -> Markup:
-    return Markup(i18n.pgettext(__context, __string)) % variables
-
-
-def _jinja_npgettext(
-    __context: str, __singular: str, __plural: str, __num: int, **variables: Any
-) -> Markup:
-    variables.setdefault("num", __num)
-    return Markup(i18n.npgettext(__context, __singular, __plural, __num)) % variables
-
-
-templates.env.globals.update(
-    _=_jinja_gettext,
-    gettext=_jinja_gettext,
-    ngettext=_jinja_ngettext,
-    pgettext=_jinja_pgettext,
-    npgettext=_jinja_npgettext,
-)
-
-
-def static_url(path: str) -> str:
-    """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes
-    (``app/web/static_files.py``)."""
-    return static_files.static_url(path)
-
-
-def _favicon_data_url() -> str:
-    """The site icon inline (a data: URL): one request fewer, and none to abort mid-load."""
-    svg = (STATIC_DIR / "favicon.svg").read_text().strip()
-    return "data:image/svg+xml," + quote(svg, safe=" =:/'\"<>.")
-
-
-templates.env.globals.update(favicon=_favicon_data_url(), static_url=static_url)
-templates.env.globals.update(rank_label=rank_label, suit_name=suit_name, card_name=card_name)
-templates.env.globals.update(format_seconds=format_seconds)
-# The whole family (home page picker, statistics, rules); ``variants``: those with shared deals.
-templates.env.globals.update(family=ALL_VARIANTS, variant_example=variant_example)
-templates.env.globals.update(MAX_DEAL_NUMBER=MAX_DEAL_NUMBER, race_status_text=_StatusText())
-# Numbers, percentages, dates and times as the request's language writes them. (Each takes
-# the context, so that Jinja never folds a constant's filter at compile time, in whatever
-# language was current then.)
-
-
-def _per_request(f: Callable[..., str]) -> Callable[..., str]:
-    @pass_context
-    def apply(context: Any, value: Any, *args: Any) -> str:
-        return f(value, *args)
-
-    return apply
-
-
-templates.env.filters.update(
-    # ``|t``: a text that is not written in the template (a variant's title, a caption) in
-    # the request's language, escaped like any value (``_()`` would mark it safe).
-    t=_per_request(i18n.gettext),
-    number=_per_request(i18n.format_number),
-    percent=_per_request(i18n.format_percentage),
-    day=_per_request(i18n.format_day),
-    when=_per_request(i18n.format_when),
-    duration=_per_request(i18n.format_duration),
-)
-templates.env.globals.update(
-    js_text=js_text,
-    translate=translate,
-    current_locale=i18n.current_locale.get,
-    locale_names=i18n.LOCALE_NAMES,
-    locales=i18n.LOCALES,
-)
-templates.env.globals["together_css"] = "css/together.css"
-templates.env.globals["is_daily_game"] = is_daily_game
-
-
-def daily_label(state: GameState) -> str:
-    """How the pages name a daily game: "Today's daily deal" or "The daily deal of <day>",
-    in the request's language ("" for any other game)."""
-    day = daily_day_of(state)
-    if day is None:
-        return ""
-    if day == today():
-        return gettext("Today's daily deal")
-    return gettext("The daily deal of {day}").format(day=i18n.format_day(day, "full"))
-
-
-templates.env.globals["daily_label"] = daily_label
-
-
-def _markup(part: Callable[..., str]) -> Callable[..., Markup]:
-    """A part of ``app/web/board_html.py`` for the templates: its (escaped) HTML as ``Markup``."""
-    return lambda *args: Markup(part(*args))
-
-
-# The parts every htmx answer re-sends, in Python (``app/web/board_html.py``): the page calls
-# the same functions.
-templates.env.globals.update(
-    {name: _markup(getattr(board_html, name)) for name in board_html.PAGE_PARTS}
-)
-
-# The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
-# on every page), rendered once here rather than looped over on every page.
-templates.env.globals["sprite"] = Markup(
-    templates.env.get_template("partials/sprite.html").render()
-)
-
 
 # -- requests and responses ------------------------------------------------------------------
 
@@ -467,93 +269,6 @@ def base_context(
         "html_class": html_class(display),
         "nav": nav,
     }
-
-
-def html_class(display: Display) -> str:
-    """The classes of a page's ``<html>`` element for ``display`` (static/css/app.css):
-    ``four-colour``, ``large-cards``, ``theme-light`` / ``theme-dark`` (none for ``auto``,
-    where ``prefers-color-scheme`` decides)."""
-    classes = []
-    if display.four_colour:
-        classes.append("four-colour")
-    if display.large_cards:
-        classes.append("large-cards")
-    if display.theme != "auto":
-        classes.append("theme-" + display.theme)
-    return " ".join(classes)
-
-
-def known_display(request: Request) -> Display | None:
-    """The request's display preferences if no read is needed: already read, or the player
-    is new (no settings row) or unknown."""
-    return _display_known(request.scope.setdefault("state", {}))
-
-
-def remember_display(request: Request, display: Display) -> None:
-    """``display``, read by the route with its other reads, for the request's pages."""
-    request.scope.setdefault("state", {})[DISPLAY_KEY] = display
-
-
-def _display_known(state: MutableMapping[str, Any]) -> Display | None:
-    found = state.get(DISPLAY_KEY)
-    if isinstance(found, Display):
-        return found
-    player = state.get("player_id")
-    if not isinstance(player, str) or state.get("player_is_new"):
-        state[DISPLAY_KEY] = Display()
-        return state[DISPLAY_KEY]
-    return None
-
-
-def current_display(request: Request, *, quiet: bool = False) -> Display:
-    """The requesting player's ``Display``, read once per request (``services.get_display``).
-
-    In a worker thread (a sync route) the read runs on the request's session. On the event
-    loop (an async route or an error handler) it runs on the loop's connection (SQLite);
-    with PostgreSQL an async route reads it beforehand (``load_display``), so on the loop
-    without it the page shows the defaults rather than wait on the network there.
-    ``quiet``: a failed read (the database is down: an error page) gives the defaults."""
-    state = request.scope.setdefault("state", {})
-    known = _display_known(state)
-    if known is not None:
-        return known
-    player: str = state["player_id"]
-    try:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # a worker thread
-            display = get_display(request_session(request.scope), player)
-        else:
-            conn = loop_connection()
-            display = get_display(conn, player) if conn is not None else Display()
-    except SQLAlchemyError:
-        if not quiet:
-            raise
-        display = Display()
-    state[DISPLAY_KEY] = display
-    return display
-
-
-async def prefetch_display(request: Request) -> None:
-    """For a page rendered on the event loop (an error handler): with PostgreSQL, read the
-    display preferences in a worker thread first (``current_display`` reads them on the
-    loop's own connection with SQLite). A failed read leaves the defaults."""
-    state = request.scope.setdefault("state", {})
-    if _display_known(state) is None and loop_connection() is None:
-        await run_in_threadpool(lambda: current_display(request, quiet=True))
-
-
-async def load_display(caller: RequestDb, request: Request) -> Display:
-    """``current_display`` for an async route: on the loop's connection (SQLite) or in a
-    worker thread (PostgreSQL), before the page is rendered."""
-    state = request.scope.setdefault("state", {})
-    known = _display_known(state)
-    if known is not None:
-        return known
-    player: str = state["player_id"]
-    display = await run_read(caller, lambda db: get_display(db, player))
-    state[DISPLAY_KEY] = display
-    return display
 
 
 def board_context(

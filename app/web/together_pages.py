@@ -33,8 +33,8 @@ from app.web.rendering import (
     not_found,
     render,
     see_other,
-    static_url,
 )
+from app.web.templating import static_url
 
 router = APIRouter(include_in_schema=False)
 

@@ -1,0 +1,106 @@
+"""The requesting player's display preferences (``Display``: the deck's colours, the theme,
+the card size), read at most once per request and kept in its ``scope["state"]``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import MutableMapping
+from typing import Any
+
+from fastapi import Request
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from app.db.session import loop_connection, request_session
+from app.services import Display, get_display
+from app.web.deps import RequestDb
+from app.web.inline import run_read
+
+DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
+
+
+def html_class(display: Display) -> str:
+    """The classes of a page's ``<html>`` element for ``display`` (static/css/app.css):
+    ``four-colour``, ``large-cards``, ``theme-light`` / ``theme-dark`` (none for ``auto``,
+    where ``prefers-color-scheme`` decides)."""
+    classes = []
+    if display.four_colour:
+        classes.append("four-colour")
+    if display.large_cards:
+        classes.append("large-cards")
+    if display.theme != "auto":
+        classes.append("theme-" + display.theme)
+    return " ".join(classes)
+
+
+def known_display(request: Request) -> Display | None:
+    """The request's display preferences if no read is needed: already read, or the player
+    is new (no settings row) or unknown."""
+    return _display_known(request.scope.setdefault("state", {}))
+
+
+def remember_display(request: Request, display: Display) -> None:
+    """``display``, read by the route with its other reads, for the request's pages."""
+    request.scope.setdefault("state", {})[DISPLAY_KEY] = display
+
+
+def _display_known(state: MutableMapping[str, Any]) -> Display | None:
+    found = state.get(DISPLAY_KEY)
+    if isinstance(found, Display):
+        return found
+    player = state.get("player_id")
+    if not isinstance(player, str) or state.get("player_is_new"):
+        state[DISPLAY_KEY] = Display()
+        return state[DISPLAY_KEY]
+    return None
+
+
+def current_display(request: Request, *, quiet: bool = False) -> Display:
+    """The requesting player's ``Display``, read once per request (``services.get_display``).
+
+    In a worker thread (a sync route) the read runs on the request's session. On the event
+    loop (an async route or an error handler) it runs on the loop's connection (SQLite);
+    with PostgreSQL an async route reads it beforehand (``load_display``), so on the loop
+    without it the page shows the defaults rather than wait on the network there.
+    ``quiet``: a failed read (the database is down: an error page) gives the defaults."""
+    state = request.scope.setdefault("state", {})
+    known = _display_known(state)
+    if known is not None:
+        return known
+    player: str = state["player_id"]
+    try:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread
+            display = get_display(request_session(request.scope), player)
+        else:
+            conn = loop_connection()
+            display = get_display(conn, player) if conn is not None else Display()
+    except SQLAlchemyError:
+        if not quiet:
+            raise
+        display = Display()
+    state[DISPLAY_KEY] = display
+    return display
+
+
+async def prefetch_display(request: Request) -> None:
+    """For a page rendered on the event loop (an error handler): with PostgreSQL, read the
+    display preferences in a worker thread first (``current_display`` reads them on the
+    loop's own connection with SQLite). A failed read leaves the defaults."""
+    state = request.scope.setdefault("state", {})
+    if _display_known(state) is None and loop_connection() is None:
+        await run_in_threadpool(lambda: current_display(request, quiet=True))
+
+
+async def load_display(caller: RequestDb, request: Request) -> Display:
+    """``current_display`` for an async route: on the loop's connection (SQLite) or in a
+    worker thread (PostgreSQL), before the page is rendered."""
+    state = request.scope.setdefault("state", {})
+    known = _display_known(state)
+    if known is not None:
+        return known
+    player: str = state["player_id"]
+    display = await run_read(caller, lambda db: get_display(db, player))
+    state[DISPLAY_KEY] = display
+    return display
