@@ -7,6 +7,8 @@ from app.engine.game import Action
 class Search:
     nodes: int
     joins_taken: int
+    dead_checks: int
+    dead_cuts: int
     def __init__(
         self,
         cols: list[list[int]],
@@ -27,7 +29,9 @@ class Search:
         seed: int = 0,
         deal_priority: int | None = None,
         dig: bool = False,
+        prove: bool = True,
     ) -> None: ...
+    def dead(self) -> bool: ...
     def key(self) -> tuple[int, int]: ...
     def run(
         self, deadline: float, clock: Any, max_nodes: int

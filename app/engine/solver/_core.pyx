@@ -28,7 +28,11 @@ left out are the same exact symmetries as ``family_search.py``'s (only the first
 where empty columns are alike, the first free cell, a whole column into an empty column only
 while the stock holds cards and one of the two columns is reached by the deal) and the sure
 joins whose lemmas ``family_search.py`` and ``search.py`` prove (``sure_joins`` flags, taken
-as the only move exactly where the Python search takes them). The transposition set compares
+as the only move exactly where the Python search takes them). A position ``proof.py``'s proof
+of loss proves lost (``Search._dead``, its ``dead_reason_no_cells`` ported, tried at every
+position expanded where its premises hold: empty columns for Kings only, no cell) is not
+expanded: no winning line passes through a lost position, so a loss is still claimed only when
+no win was left unexplored (``prove=False`` or ``prune=False`` turns it off). The transposition set compares
 128-bit hashes, not the positions themselves: two different positions share a key with
 probability about 2^-128 per pair (the hashes of different positions are independent uniform
 draws for practical purposes), so over the at most 2^25 positions a search may store the chance
@@ -46,6 +50,7 @@ cdef enum:
     MAXSLOT = 4    # reserve cards or cells
     MAXSTOCK = 4
     MAXRUNS = 12
+    MAXI = MAXC * 13 + MAXSLOT + 4   # card instances on the table (3 decks: 156) and slots
 
     COL = 0
     RES = 1
@@ -189,8 +194,12 @@ cdef class Search:
     cdef bint dig
     cdef int deal_priority
     cdef uint64_t rng
+    # proof.py's proof of loss (``dead_reason_no_cells``) at every node (``_dead``)
+    cdef bint prove
     cdef public long long nodes
     cdef public long long joins_taken
+    cdef public long long dead_checks
+    cdef public long long dead_cuts
 
     def __cinit__(self):
         self.t1 = NULL
@@ -232,6 +241,7 @@ cdef class Search:
         unsigned long long seed=0,
         object deal_priority=None,
         bint dig=False,
+        bint prove=True,
     ):
         cdef int c, k, card, s, r
         self.ncols = len(cols)
@@ -255,6 +265,8 @@ cdef class Search:
         self.noise = noise
         self.rng = mix1(seed + 0x632BE59BD9B4E019ULL)
         self.joins_taken = 0
+        self.dead_checks = 0
+        self.dead_cuts = 0
         for card in range(52):
             self.npar[card] = 0
             self.nchi[card] = 0
@@ -305,6 +317,11 @@ cdef class Search:
             prune and decks == 1 and not alternate and not any_empty and self.ncols == 7
             and nstock == 3 and self.nres == 0 and self.ncell == 0
         )
+        # proof.py's premises (its module docstring): an empty column takes only a King or a
+        # King-led group (not Wasp, Wasp II); the port is ``dead_reason_no_cells``: no cell
+        # (not Scorpion Head, How They Run). Every other variant, reserves and several decks
+        # and alternate colours included; off with ``prune=False`` (plain exhaustive search)
+        self.prove = prove and prune and not any_empty and self.ncell == 0
         self.tcap = 1 << 16
         self.tfill = 0
         self.tmax = max_entries
@@ -884,6 +901,258 @@ cdef class Search:
                         return True
         return False
 
+    # -- the proof of loss (``proof.py``) -------------------------------------------------
+
+    cdef bint _dead(self) noexcept:
+        """``proof.dead_reason_no_cells`` (``kept=False``) on the position: True when it proves
+        the position lost, in the variants where ``self.prove`` says its premises hold.
+
+        The same computation as the Python function, statement for statement, on C arrays:
+        the card instances are the columns' cards (deepest first, column after column, the
+        empty columns skipped) then the reserve's; each instance has at most two clauses
+        (its cover clause and, a non-King, its join clause; ``proof.py`` says which events
+        meet them), ``need`` counts the clauses not yet met, and one propagation draws the
+        least fixpoint. ``freed[c]``: the join clauses of card c's instances are met from the
+        start by a parent in the stock or exposed in two columns (-2), or exposed in one
+        column (that column's first instance: not for an instance of that column, which the
+        parent lies above), -1: not. The "p above i in i's column" clauses (the instance p of
+        a parent lies above i: i joins it only once one of the cards from just above i up to
+        p and, unless p is exposed, the card on p have left) are kept per column as pairs
+        (i, p) and re-examined whenever a card of the column can leave. The answer is the
+        Python one's (``tests/engine/test_solver_core.py`` compares them on positions of
+        every variant the proof serves): a required event outside the fixpoint (a non-King
+        not lying on a parent that can never join one; the cover of a face-down card, a
+        King or a reserve card that can never leave) proves the position lost, and
+        ``proof.py``'s docstring proves that sound (a proof can only miss a loss)."""
+        cdef int freed[52]
+        cdef int where[52][4]
+        cdef int nwhere[52]
+        cdef int card_of[MAXI]
+        cdef int base[MAXI]
+        cdef int colix[MAXI]
+        cdef uint8_t need[MAXI]
+        cdef uint8_t csat[MAXI]
+        cdef uint8_t jsat[MAXI]
+        cdef uint8_t ok[MAXI]
+        cdef int stack[MAXI]
+        cdef int ewait[MAXI]
+        cdef int rx[MAXI * 8]
+        cdef int rj[MAXI * 8]
+        cdef int rs[MAXC]
+        cdef int re[MAXC]
+        cdef int sp = 0
+        cdef int ne = 0
+        cdef int nr = 0
+        cdef int c, k, j, q, x, y, p, m, s, e, fd, i, n, n_tab, f, b, u, top
+        cdef bint e_ok = False
+        cdef bint any_ok
+        cdef int total = 0
+        for c in range(self.ncols):
+            total += self.lens[c]
+        if total + self.nres > MAXI:
+            return False  # (never in a real game) no proof: only a missed cut
+        for k in range(52):
+            freed[k] = -1
+            nwhere[k] = 0
+        if self.stocked:
+            for k in range(self.nstock):
+                p = self.stock[k]
+                for j in range(self.nchi[p]):
+                    freed[self.chi[p][j]] = -2
+        n = 0
+        for c in range(self.ncols):
+            m = self.lens[c]
+            rs[c] = 0
+            re[c] = 0
+            if not m:
+                e_ok = True  # E: some column is empty (else its deepest card must leave)
+                continue
+            for k in range(m):
+                card_of[n + k] = self.cols[c][k]
+                base[n + k] = n
+                colix[n + k] = c
+            p = self.cols[c][m - 1]
+            for j in range(self.nchi[p]):
+                x = self.chi[p][j]
+                f = freed[x]
+                freed[x] = n if f == -1 else (f if f == n else -2)
+            n += m
+        n_tab = n
+        for k in range(self.nres):
+            if self.res[k] >= 0:
+                card_of[n] = self.res[k]
+                base[n] = n
+                colix[n] = -1
+                n += 1
+        for i in range(n):
+            x = card_of[i]
+            if nwhere[x] >= 4:
+                return False  # (never: at most three decks) no proof
+            where[x][nwhere[x]] = i
+            nwhere[x] += 1
+        i = 0
+        for c in range(self.ncols):
+            m = self.lens[c]
+            if not m:
+                continue
+            s = i
+            e = s + m
+            fd = s + self.hid[c]
+            rs[c] = nr
+            while i < e:
+                x = card_of[i]
+                need[i] = 0
+                csat[i] = 1
+                jsat[i] = 1
+                if x % 13 == 12:
+                    if i + 1 < e and (i < fd or not self._fits(card_of[i + 1], x)):
+                        if i < fd:
+                            need[i] = 1
+                            csat[i] = 0
+                        elif not e_ok:
+                            need[i] = 1
+                            csat[i] = 0
+                            ewait[ne] = i
+                            ne += 1
+                        else:
+                            stack[sp] = i
+                            sp += 1
+                    else:
+                        stack[sp] = i
+                        sp += 1
+                else:
+                    f = freed[x]
+                    if f == -1 or f == s:
+                        jsat[i] = 0
+                        if i < fd:
+                            need[i] = 2
+                            csat[i] = 0
+                        else:
+                            need[i] = 1
+                        for k in range(self.npar[x]):
+                            p = self.par[x][k]
+                            for q in range(nwhere[p]):
+                                j = where[p][q]
+                                if i < j < e:
+                                    rx[nr] = i
+                                    rj[nr] = j
+                                    nr += 1
+                    elif i < fd:
+                        need[i] = 1
+                        csat[i] = 0
+                    else:
+                        stack[sp] = i
+                        sp += 1
+                i += 1
+            re[c] = nr
+        for i in range(n_tab, n):
+            x = card_of[i]
+            need[i] = 0
+            csat[i] = 1
+            jsat[i] = 1
+            if x % 13 == 12:
+                if e_ok:
+                    stack[sp] = i
+                    sp += 1
+                else:
+                    need[i] = 1
+                    csat[i] = 0
+                    ewait[ne] = i
+                    ne += 1
+            elif freed[x] == -1:
+                need[i] = 1
+                jsat[i] = 0
+            else:
+                stack[sp] = i
+                sp += 1
+        for i in range(n):
+            ok[i] = need[i] == 0
+        while sp:
+            sp -= 1
+            k = stack[sp]
+            if k >= n_tab:  # a reserve card leaves: the join clauses of its children's instances
+                y = card_of[k]
+                for j in range(self.nchi[y]):
+                    c = self.chi[y][j]
+                    for q in range(nwhere[c]):
+                        x = where[c][q]
+                        if not jsat[x]:
+                            jsat[x] = 1
+                            need[x] -= 1
+                            if not need[x]:
+                                ok[x] = 1
+                                stack[sp] = x
+                                sp += 1
+                continue
+            b = base[k]
+            if k > b:
+                u = k - 1  # uncovered
+                if not csat[u]:
+                    csat[u] = 1
+                    need[u] -= 1
+                    if not need[u]:
+                        ok[u] = 1
+                        stack[sp] = u
+                        sp += 1
+                y = card_of[u]
+                for j in range(self.nchi[y]):
+                    c = self.chi[y][j]
+                    for q in range(nwhere[c]):
+                        x = where[c][q]
+                        # x == k lies on u; below u in its column: a "p above i" pair (below)
+                        if not jsat[x] and x != k and not (b <= x < u):
+                            jsat[x] = 1
+                            need[x] -= 1
+                            if not need[x]:
+                                ok[x] = 1
+                                stack[sp] = x
+                                sp += 1
+            elif not e_ok:
+                e_ok = True
+                for q in range(ne):
+                    x = ewait[q]
+                    if not csat[x]:
+                        csat[x] = 1
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = 1
+                            stack[sp] = x
+                            sp += 1
+            c = colix[k]
+            top = b + self.lens[c] - 1
+            for q in range(rs[c], re[c]):
+                x = rx[q]
+                j = rj[q]
+                if not jsat[x] and x < k <= j + 1 and (j == top or ok[j + 1]):
+                    any_ok = False
+                    for y in range(x + 1, j + 1):
+                        if ok[y]:
+                            any_ok = True
+                            break
+                    if any_ok:
+                        jsat[x] = 1
+                        need[x] -= 1
+                        if not need[x]:
+                            ok[x] = 1
+                            stack[sp] = x
+                            sp += 1
+        for i in range(n):
+            if ok[i]:
+                continue
+            x = card_of[i]
+            if x % 13 != 12 and not (i > base[i] and self._fits(x, card_of[i - 1])):
+                return True  # a required join: a non-King not lying on a parent
+            if i >= n_tab or x % 13 == 12:
+                return True  # a King's or a reserve card's required leave
+            if i > base[i] and i - 1 < base[i] + self.hid[colix[i]]:
+                return True  # the cover of a face-down card
+        return False
+
+    def dead(self):
+        """True when ``proof.py``'s proof (``dead_reason_no_cells``) proves the position lost,
+        in a variant whose premises it holds (``prove``; else False): for tests."""
+        return bool(self.prove and self._dead())
+
     cdef inline bint _fits(self, int card, int top) noexcept:
         cdef int j
         for j in range(self.npar[card]):
@@ -944,6 +1213,11 @@ cdef class Search:
         self._key(&k1, &k2)
         self._insert(k1, k2)
         self.nodes = 1
+        if self.prove:
+            self.dead_checks += 1
+            if self._dead():
+                self.dead_cuts += 1
+                return ("loss", None, self.nodes)
         cnt = self._gen(0)
         if cnt < 0:
             return ("unknown", None, self.nodes)
@@ -971,6 +1245,14 @@ cdef class Search:
             self.nodes += 1
             if self.nodes >= max_nodes or (not (self.nodes & 1023) and clock() >= deadline):
                 return ("unknown", None, self.nodes)
+            if self.prove:
+                # a position proof.py proves lost is not expanded (it stays in the table:
+                # met again, it is lost again)
+                self.dead_checks += 1
+                if self._dead():
+                    self.dead_cuts += 1
+                    self._undo(&self.recs[depth])
+                    continue
             if not self._ensure_frames(depth + 2):
                 return ("unknown", None, self.nodes)
             top = self.fstart[depth] + self.fcount[depth]

@@ -38,6 +38,14 @@ _warned = False
 MAX_TABLE_ENTRIES = 1 << 25
 
 
+# The complete search tries ``proof.py``'s proof of loss at every position it expands
+# (``_core.Search._dead``), in the variants its premises serve; False: the sure joins only.
+PROVE = True
+# The win-first phase's runs too (a position lost in the full game is lost in their restricted
+# game, whose moves are some of the full game's).
+WIN_FIRST_PROVE = True
+
+
 def available() -> bool:
     """True when the compiled core is built."""
     return _core is not None
@@ -73,6 +81,7 @@ def _new_search(
     seed: int = 0,
     deal_priority: int | None = None,
     dig: bool = False,
+    prove: bool = True,
 ) -> Any:
     """The compiled core's ``Search`` on ``game``'s position (``_core.pyx``)."""
     assert _core is not None
@@ -96,6 +105,7 @@ def _new_search(
         seed,
         deal_priority,
         dig,
+        prove,
     )
 
 
@@ -107,19 +117,37 @@ def compiled_search(
     prune: bool = True,
     clock: Clock = WALL_TIME,
     max_entries: int | None = None,
+    prove: bool | None = None,
 ) -> SearchResult:
     """The complete search of ``game``'s position in the compiled core (NOT verified: the
-    caller replays a win's line). ``prune=False``: no sure joins (plain exhaustive search).
-    ``max_entries``: the slots its transposition table may grow to (16 bytes each; ``None``:
-    ``MAX_TABLE_ENTRIES``); when 90% are taken the answer is ``"unknown"``."""
+    caller replays a win's line). ``prune=False``: no sure joins and no proof of loss (plain
+    exhaustive search). ``prove=False``: the sure joins without the proof of loss at each node
+    (``_core.Search._dead``, ``proof.py``'s, where its premises hold).
+    ``prove=None``: as ``PROVE``. ``max_entries``: the slots its transposition table may grow
+    to (16 bytes each; ``None``: ``MAX_TABLE_ENTRIES``); when 90% are taken the answer is
+    ``"unknown"``."""
     start = clock()
-    s = _new_search(game, prune, MAX_TABLE_ENTRIES if max_entries is None else max_entries)
+    s = _new_search(
+        game,
+        prune,
+        MAX_TABLE_ENTRIES if max_entries is None else max_entries,
+        prove=PROVE if prove is None else prove,
+    )
     deadline = start + (max_seconds if max_seconds is not None else 1e12)
     verdict, line, nodes = s.run(deadline, clock, max_nodes if max_nodes is not None else 1 << 62)
     elapsed = clock() - start
     reason = "search" if verdict == "loss" else ""
     return SearchResult(
-        verdict, line, nodes, elapsed, reason, stats={"forced_joins": s.joins_taken}
+        verdict,
+        line,
+        nodes,
+        elapsed,
+        reason,
+        stats={
+            "forced_joins": s.joins_taken,
+            "dead_checks": s.dead_checks,
+            "dead_cuts": s.dead_cuts,
+        },
     )
 
 
@@ -161,6 +189,7 @@ def compiled_win_first(
             run,
             DEAL_PRIORITY.get(game.variant.name) if USE_DEAL_PRIORITY else None,
             game.variant.name in DIG and USE_DIG,
+            WIN_FIRST_PROVE,
         )
         verdict, line, nodes = s.run(deadline, clock, limit)
         total += nodes
