@@ -7,7 +7,7 @@ Starts ``uvicorn app.main:app --workers 2`` on a fresh, migrated database (SQLit
    worker also starts its solver process);
 2. asks ``--parallel`` questions at once (more than the solver processes: the rest queue, and
    answer "unknown" if their time runs out); with ``--hard``, all about a deal that takes our
-   solver about 2 s (anchor seed 151), to see the queue and the budget at work.
+   solver about 9 s (Scorpion deal 119,787, lost), to see the queue and the budget at work.
 
 Prints the verdicts and the request times as the client saw them (median, 90th percentile,
 maximum), and the ``seconds`` the server reported. Never part of the tests: speed is measured
@@ -49,9 +49,10 @@ def _player(url: str) -> tuple[httpx2.Client, dict[str, str]]:
     return client, {"X-CSRF-Token": token}
 
 
+# Scorpion deal 119,787 (``tests/support/deals.py``'s HARD_DEAL).
 HARD_DEAL = (
-    "8D JS 3D 8H AC TH 7D 3S QS 9C 3C 5H 7H KC 2H KH 2D 4D 9D 2C 9S JC QD 9H AS 6C TC 3H "
-    "QH 4C 5D 5S QC 6S KD 7C TS 5C 4S 6H 4H 8C JH JD 6D TD AD 8S 2S KS AH 7S"
+    "6C TS 4C TD 6H QD KC QH AC 8D 4D 6D 5H 5D 3D 4S 7D 2H 4H 8H TC AS AH 7H 3S AD 3H QC 9H KH "
+    "JS 3C 5C 9D 5S 7S KS JC KD 2D 9C TH 2S 7C JH 6S 8S JD QS 2C 8C 9S"
 )
 
 
