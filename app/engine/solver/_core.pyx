@@ -136,6 +136,22 @@ cdef struct Rec:
     int deal[MAXSTOCK]
 
 
+cdef inline int _meet(
+    int x, uint8_t *sat, uint8_t *need, uint8_t *ok, int *stack, int sp
+) noexcept:
+    """``Search._dead``'s one step: instance x's clause ``sat`` is met (once); when it was
+    x's last clause waited for, x's events can happen (``ok``) and x is pushed for the
+    propagation. The stack's new size. (Inlined by the C compiler: no call per step.)"""
+    if not sat[x]:
+        sat[x] = 1
+        need[x] -= 1
+        if not need[x]:
+            ok[x] = 1
+            stack[sp] = x
+            sp += 1
+    return sp
+
+
 cdef class Search:
     """One search's state (module docstring). Built from a game's position; ``run`` searches."""
 
@@ -1075,49 +1091,24 @@ cdef class Search:
                 for j in range(self.nchi[y]):
                     c = self.chi[y][j]
                     for q in range(nwhere[c]):
-                        x = where[c][q]
-                        if not jsat[x]:
-                            jsat[x] = 1
-                            need[x] -= 1
-                            if not need[x]:
-                                ok[x] = 1
-                                stack[sp] = x
-                                sp += 1
+                        sp = _meet(where[c][q], jsat, need, ok, stack, sp)
                 continue
             b = base[k]
             if k > b:
                 u = k - 1  # uncovered
-                if not csat[u]:
-                    csat[u] = 1
-                    need[u] -= 1
-                    if not need[u]:
-                        ok[u] = 1
-                        stack[sp] = u
-                        sp += 1
+                sp = _meet(u, csat, need, ok, stack, sp)
                 y = card_of[u]
                 for j in range(self.nchi[y]):
                     c = self.chi[y][j]
                     for q in range(nwhere[c]):
                         x = where[c][q]
                         # x == k lies on u; below u in its column: a "p above i" pair (below)
-                        if not jsat[x] and x != k and not (b <= x < u):
-                            jsat[x] = 1
-                            need[x] -= 1
-                            if not need[x]:
-                                ok[x] = 1
-                                stack[sp] = x
-                                sp += 1
+                        if x != k and not (b <= x < u):
+                            sp = _meet(x, jsat, need, ok, stack, sp)
             elif not e_ok:
                 e_ok = True
                 for q in range(ne):
-                    x = ewait[q]
-                    if not csat[x]:
-                        csat[x] = 1
-                        need[x] -= 1
-                        if not need[x]:
-                            ok[x] = 1
-                            stack[sp] = x
-                            sp += 1
+                    sp = _meet(ewait[q], csat, need, ok, stack, sp)
             c = colix[k]
             top = b + self.lens[c] - 1
             for q in range(rs[c], re[c]):
@@ -1130,12 +1121,7 @@ cdef class Search:
                             any_ok = True
                             break
                     if any_ok:
-                        jsat[x] = 1
-                        need[x] -= 1
-                        if not need[x]:
-                            ok[x] = 1
-                            stack[sp] = x
-                            sp += 1
+                        sp = _meet(x, jsat, need, ok, stack, sp)
         for i in range(n):
             if ok[i]:
                 continue
