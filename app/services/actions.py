@@ -111,6 +111,7 @@ def act(
     expected_version: int | None = None,
     *,
     with_change: bool = False,
+    with_display: bool = False,
 ) -> GameState:
     """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
 
@@ -121,15 +122,16 @@ def act(
     (``NotFound``), then ``expected_version`` must be current (``VersionConflict``), then the
     rules (``ActionRefused``). On any error nothing but the count changes. A move costs the
     same at step 300 as at step 10. ``with_change``: the returned state carries the view before the
-    action (``previous``), and a refusal the game as it stands (``current``) and the player's
-    display settings (``display``), read in the same transaction.
+    action (``previous``), and a refusal the game as it stands (``current``); ``with_display``
+    (a page answering a form): a refusal also the player's display settings (``display``),
+    read in the same transaction.
     """
     with counted_connection(db, player_id) as (conn, known):
         action = _check_action(action)
         if not known or not isinstance(game_id, str) or not game_id or len(game_id) > 64:
             raise NotFound()
         state, snapshot, game = _apply(
-            conn, player_id, game_id, action, expected_version, with_change
+            conn, player_id, game_id, action, expected_version, with_change, with_display
         )
     _keep_game(state.id, snapshot, game)  # committed
     return state
@@ -142,6 +144,7 @@ def _apply(
     action: Action,
     expected_version: int | None,
     with_change: bool,
+    with_display: bool = False,
 ) -> tuple[GameState, str, Game]:
     """The action inside ``act``'s transaction: the state after it, the snapshot written
     and the game."""
@@ -162,6 +165,7 @@ def _apply(
     except ServiceError as exc:
         if with_change:
             exc.current = game_state(row)
+        if with_display:
             exc.display = get_display(conn, player_id)
         raise
     now = utcnow()

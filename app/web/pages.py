@@ -301,6 +301,7 @@ async def move(
     if fp != "column" and a is not None:
         i = 0
     expected = int_or_none(version)
+    htmx = is_htmx(page.request)  # (a refusal's full page shows the display settings)
     if a is None or i is None or b is None:
         message = (
             N_("Choose a face-up card first, then the column it goes to.")
@@ -317,7 +318,13 @@ async def move(
         game_id,
         "move",
         lambda db: services.act(
-            db, player, game_id, ("move", a, i, b, fp, tp), expected, with_change=True
+            db,
+            player,
+            game_id,
+            ("move", a, i, b, fp, tp),
+            expected,
+            with_change=True,
+            with_display=not htmx,
         ),
         pile_move(fp, a, i, tp, b),
     )
@@ -334,8 +341,12 @@ async def step_action(
     kind = page.request.url.path.rsplit("/", 1)[-1]
     expected = int_or_none(form.version)
 
+    htmx = is_htmx(page.request)  # (a refusal's full page shows the display settings)
+
     def step(db: Session | Connection) -> GameState:
-        return services.act(db, player, game_id, (kind,), expected, with_change=True)
+        return services.act(
+            db, player, game_id, (kind,), expected, with_change=True, with_display=not htmx
+        )
 
     return await _after_action(page, game_id, kind, step)
 
