@@ -72,12 +72,15 @@ def kept_line(engine: Engine, variant: str, day: date) -> tuple[str, list[Action
 
 
 def win_rows(page: str) -> list[tuple[str, str, str]]:
-    """(rank, player cell, moves) of each row of the page's ranked wins."""
+    """(rank, player cell, moves) of each row of the page's ranked wins, the numbers as
+    digits (the page groups thousands: a line of 1,564 moves)."""
     table = re.search(r'<table class="recent lb-wins">(.*?)</table>', page, re.S)
     assert table, "no table of wins"
-    return re.findall(
-        r"<tr[^>]*><td>(\d+)</td><th scope=\"row\">(.*?)</th><td>(\d+)</td>", table.group(1)
+    rows = re.findall(
+        r"<tr[^>]*><td>([\d,]+)</td><th scope=\"row\">(.*?)</th><td>([\d,]+)</td>",
+        table.group(1),
     )
+    return [(rank.replace(",", ""), who, moves.replace(",", "")) for rank, who, moves in rows]
 
 
 @pytest.mark.parametrize("variant", list(ALL_VARIANTS))
