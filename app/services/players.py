@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from datetime import date, timedelta
+from enum import Enum
 from typing import cast
 
 from sqlalchemy import Connection, Table, delete, func, or_, select, update
@@ -37,6 +38,7 @@ from .common import (
 from .devices import forget as forget_devices
 from .errors import InvalidRequest
 from .ratelimit import consume as count_request
+from .ratelimit import counted_tx
 from .types import (
     THEMES,
     DayCount,
@@ -95,16 +97,19 @@ def stored_locale(db: Session, player_id: str) -> str | None:
         return db.scalar(select(PlayerSettings.locale).where(PlayerSettings.player_id == player_id))
 
 
+class _Keep(Enum):
+    """``update_settings``'s "leave the language as it is" (None there means "follow the
+    browser")."""
+
+    KEEP = "keep"
+
+
+KEEP_LOCALE = _Keep.KEEP
+
+
 def set_locale(db: Session, player_id: str, locale: str | None) -> PlayerPreferences:
     """Keep the player's language (a tag of ``app.i18n.LOCALES``; None: follow the browser)."""
-    count_request(db, player_id, "actions")
-    with write_tx(db):
-        row = ensure_player(db, player_id)
-        row.locale = locale
-        row.updated_at = utcnow()
-        return PlayerPreferences(
-            save_games=row.save_games, record_stats=row.record_stats, locale=row.locale
-        )
+    return update_settings(db, player_id, locale=locale)
 
 
 def update_settings(
@@ -116,9 +121,12 @@ def update_settings(
     four_colour: bool | None = None,
     theme: str | None = None,
     large_cards: bool | None = None,
+    locale: str | None | _Keep = KEEP_LOCALE,
 ) -> PlayerPreferences:
-    """Change the given settings; ``None`` leaves a setting as it is. A ``theme`` other than
-    ``auto``, ``light`` or ``dark`` is refused (``InvalidRequest``) before anything changes.
+    """Change the given settings in one transaction; ``None`` leaves a setting as it is (the
+    language: ``KEEP_LOCALE`` leaves it, ``None`` follows the browser, else a tag of
+    ``app.i18n.LOCALES``). A ``theme`` other than ``auto``, ``light`` or ``dark`` is refused
+    (``InvalidRequest``) before anything changes.
 
     Turning "save games" off withdraws the saved games from resuming (they stay playable by
     id until superseded, then are deleted); turning it back on saves the current unfinished
@@ -128,8 +136,7 @@ def update_settings(
         raise InvalidRequest(
             f"Unknown theme {theme[:20]!r}: choose one of {', '.join(THEMES)}. Nothing changed."
         )
-    count_request(db, player_id, "actions")
-    with write_tx(db):
+    with counted_tx(db, player_id, "actions"):
         row = ensure_player(db, player_id)
         if save_games is not None and save_games != row.save_games:
             row.save_games = save_games
@@ -150,6 +157,8 @@ def update_settings(
             row.theme = theme
         if large_cards is not None:
             row.large_cards = large_cards
+        if not isinstance(locale, _Keep):
+            row.locale = locale
         row.updated_at = utcnow()
         return _preferences(row)
 
@@ -254,8 +263,7 @@ def delete_games(db: Session, player_id: str) -> int:
 
     Results (statistics and won games) stay.
     """
-    count_request(db, player_id, "actions")
-    with write_tx(db):
+    with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return 0
         result = db.execute(
@@ -268,8 +276,7 @@ def delete_results(db: Session, player_id: str) -> None:
     """Delete every result of the player: statistics, result history, finished games
     (won or abandoned) and leaderboard entries. Unfinished current games stay, no longer
     counted and out of their races."""
-    count_request(db, player_id, "actions")
-    with write_tx(db):
+    with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return
         db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))

@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.db.models import PlayerProfile, utcnow
 
-from .common import ensure_player, read_tx, write_tx
+from .common import ensure_player, read_tx
 from .errors import InvalidRequest
-from .ratelimit import consume as count_request
+from .ratelimit import counted_tx
 
 NAME_MAX = 24
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.'-]*")
@@ -90,9 +90,9 @@ def update_profile(
 
     An argument left out keeps its value. A bad name changes nothing (``InvalidRequest``).
     """
-    count_request(db, player_id, "actions")
-    name = check_display_name(display_name) if display_name is not ... else ...
-    with write_tx(db):
+    with counted_tx(db, player_id, "actions"):
+        # (a bad name, refused here before anything is written, is counted all the same)
+        name = check_display_name(display_name) if display_name is not ... else ...
         ensure_player(db, player_id)
         row = db.execute(
             select(PlayerProfile).where(PlayerProfile.player_id == player_id)

@@ -22,7 +22,7 @@ from app.i18n import N_, gettext
 from app.services import InvalidRequest, ServiceError, portability
 from app.services import devices as device_service
 from app.services import profiles as profile_service
-from app.services.players import set_locale
+from app.services.players import KEEP_LOCALE, set_locale
 from app.web import charts
 from app.web.deps import CsrfToken, DeviceId, PlayerId, become_device, clear_identity
 from app.web.messages import translate
@@ -133,13 +133,17 @@ def save_settings(
     record_stats: Annotated[str | None, Form()] = None,
     locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
+    # (a form without the language field leaves the language as it is)
+    choice = KEEP_LOCALE if locale is None else i18n.normalize(locale)
     services.update_settings(
-        db, player, save_games=save_games == "on", record_stats=record_stats == "on"
+        db,
+        player,
+        save_games=save_games == "on",
+        record_stats=record_stats == "on",
+        locale=choice,
     )
     response = see_other("/privacy?done=settings")
-    if locale is not None:  # (a form without the field leaves the language as it is)
-        choice = i18n.normalize(locale)
-        set_locale(db, player, choice)
+    if choice is not KEEP_LOCALE:
         set_locale_cookie(response, choice or i18n.AUTO)
     return response
 

@@ -232,3 +232,49 @@ def test_a_rate_limited_action_is_one_transaction_that_changes_nothing(
         _one(counted, committed=False)
     assert player.get(f"/api/games/{gid}").json() == before
     assert _actions_counted(engine, player.id) == 2
+
+
+def test_each_settings_form_is_one_transaction(
+    app: FastAPI, engine: Engine, counted: Transactions
+) -> None:
+    """The settings form (its language included), the deck's, the language switch, the
+    profile and the privacy page's deletions: each is one transaction, counted once in it."""
+    player = Player(app)
+    player.new_game(deal_number=DEAL)  # a player with a row (a first request is not counted)
+
+    def form(path: str, **fields: str) -> Any:
+        data = {"csrf_token": player.token, **fields}
+        return player.http.post(path, data=data, follow_redirects=False)
+
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        ("settings", lambda: form("/settings", save_games="on", locale="zh-CN")),
+        ("settings, language kept", lambda: form("/settings", record_stats="on")),
+        ("deck", lambda: form("/settings/deck", four_colour="on", theme="dark")),
+        ("language", lambda: form("/settings/language", locale="en", next="/privacy")),
+        ("profile", lambda: form("/settings/profile", display_name="Ann", on_leaderboards="on")),
+        ("delete games", lambda: form("/privacy/delete-games")),
+        ("delete results", lambda: form("/privacy/delete-results")),
+    ]
+    for n, (name, step) in enumerate(steps, start=1):
+        counted.reset()
+        response = step()
+        assert response.status_code == 303, (name, response.text[:300])
+        _one(counted, name)
+        assert _actions_counted(engine, player.id) == n, name
+        if name == "settings":
+            with engine.connect() as conn:
+                saved = conn.execute(
+                    text("SELECT locale, save_games FROM player_settings WHERE player_id = :p"),
+                    {"p": player.id},
+                ).one()
+            assert tuple(saved) == ("zh-CN", True)
+    with engine.connect() as conn:
+        saved = conn.execute(
+            text(
+                "SELECT locale, record_stats, save_games, four_colour, theme "
+                "FROM player_settings WHERE player_id = :p"
+            ),
+            {"p": player.id},
+        ).one()
+    # the second form left the language as the first saved it, the switch then changed it
+    assert tuple(saved) == ("en", True, False, True, "dark")
