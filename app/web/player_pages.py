@@ -126,13 +126,12 @@ def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None
 
 @router.post("/settings", response_class=HTMLResponse)
 def save_settings(
-    request: Request,
-    db: SessionDep,
-    player: PlayerId,
+    page: Page,
     save_games: Annotated[str | None, Form()] = None,
     record_stats: Annotated[str | None, Form()] = None,
     locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
+    db, player = page.db, page.player
     # (a form without the language field leaves the language as it is)
     choice = KEEP_LOCALE if locale is None else i18n.normalize(locale)
     services.update_settings(
@@ -192,16 +191,14 @@ def _back_to(target: str | None) -> str:
 
 @router.post("/settings/language", response_class=HTMLResponse)
 def save_language(
-    request: Request,
-    db: SessionDep,
-    player: PlayerId,
-    csrf_token: CsrfToken,
+    page: Page,
     locale: Annotated[str | None, Form(max_length=16)] = None,
     next: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> Response:
     """The language switch (the page header's and the settings'): a locale of the site, or
     ``auto`` (follow the browser), kept in the player's settings and this device's cookie; a
     ``303`` back to the page it was sent from. Anything else changes nothing: 422."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     choice = i18n.normalize(locale)
     if choice is None and locale != i18n.AUTO:
         return error_page(

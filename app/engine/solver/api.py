@@ -9,6 +9,7 @@ from ..game import Action, Game
 from ..variants import Variant, get_variant
 from . import core
 from .family import solve_family
+from .family import win_first_share as family_win_first_share
 from .family_search import FamilySearch
 from .search import (
     WALL_TIME,
@@ -121,26 +122,24 @@ def solve_game(
     )
 
 
-# The share of a bounded budget the compiled core's win-first phase (``core.compiled_win_first``)
-# gets before its complete search, by variant (default ``COMPILED_WIN_FIRST``).
-# As the pure-Python pipeline's shares (``family.WIN_FIRST_SHARES``, ``winfirst_plain``): none
-# in Scorpion, Scorpion II and Wasp, whose complete search decides nearly every deal; little in
-# Three Blind Mice, where most deals are lost.
-COMPILED_WIN_FIRST = 0.5
-COMPILED_WIN_FIRST_SHARES: dict[str, float] = {
+# The plain variants' share of a bounded budget that the compiled core's win-first phase
+# (``core.compiled_win_first``) gets before its complete search: none in Scorpion, Scorpion II
+# and Wasp, whose complete search decides nearly every deal; a quarter in Wasp II.
+COMPILED_PLAIN_WIN_FIRST_SHARES: dict[str, float] = {
     "scorpion": 0.0,
     "scorpion-ii": 0.0,
     "wasp": 0.0,
     "wasp-ii": 0.25,
-    "three-blind-mice": 0.05,
-    "double-scorpion": 0.9,
-    "triple-scorpion": 0.9,
-    "scorpion-tail": 0.9,
 }
 
 
 def compiled_win_first_share(variant: Variant) -> float:
-    return COMPILED_WIN_FIRST_SHARES.get(variant.name, COMPILED_WIN_FIRST)
+    """The compiled core's win-first share for ``variant``: a plain variant's above, else the
+    pure-Python family pipeline's (``family.win_first_share``: little in Three Blind Mice,
+    where most deals are lost; 90% in the multi-deck games; half elsewhere)."""
+    if variant.name in COMPILED_PLAIN_WIN_FIRST_SHARES:
+        return COMPILED_PLAIN_WIN_FIRST_SHARES[variant.name]
+    return family_win_first_share(variant)
 
 
 def start_proof(game: Game) -> str:
