@@ -7,7 +7,7 @@ its catalog changed) is compiled from its ``.po`` in memory, with a warning: the
 speaks the language.
 
 The locale of a request is a context variable (``current_locale``) set once per request by
-the front middleware (``app.web.front``) from, in order: the player's choice (the
+``app.web.language.LanguageMiddleware`` from, in order: the player's choice (the
 ``scorpion_lang`` cookie, which mirrors ``PlayerSettings.locale``), else the browser's
 ``Accept-Language``, else English. ``gettext`` and friends read it on every call, so the
 shared Jinja environment and the Python code that writes words (``app.web.words``,

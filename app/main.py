@@ -1,7 +1,11 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware: one, ``app.web.front`` (request id, health and metrics, /static, the body limit,
-the client address, identity + CSRF, security headers, request metrics and the access log).
+Middleware, outermost first, each pure ASGI with one job (``app.web``): the request id, its
+metrics and the access log (``request_log``); ``/healthz``, ``/readyz``, ``/metrics``
+(``ops``); the security headers (``security_headers``); ``/static`` (``static_first``: no
+cookie); the body limit (``body_limit``); the client's address (``client_address``); the
+language (``language``); identity and CSRF (``identity``); the request's database sessions
+closed after the response (``request_sessions``).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -22,7 +26,6 @@ from fastapi import FastAPI
 
 from app import observability
 from app.config import Settings, get_settings
-from app.db.session import close_loop_connections
 from app.services.analysis import shutdown_pool
 from app.services.race_hub import hub
 from app.web import (
@@ -37,9 +40,16 @@ from app.web import (
     together_api,
     together_pages,
 )
-from app.web.front import FrontMiddleware
-from app.web.lean import first_routes
+from app.web.body_limit import BodyLimitMiddleware
+from app.web.client_address import ClientAddressMiddleware
+from app.web.identity import IdentityMiddleware
+from app.web.language import LanguageMiddleware
+from app.web.ops import OpsMiddleware
+from app.web.request_log import RequestLogMiddleware
+from app.web.request_sessions import RequestSessionsMiddleware
+from app.web.security_headers import SecurityHeadersMiddleware
 from app.web.static_files import get_static_assets
+from app.web.static_first import StaticFirstMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -47,14 +57,12 @@ STATIC_DIR = ROOT / "static"
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Close the race hub (ending its event streams), the solver pool and the event loop's
-    database connection (``app.web.inline``) at shutdown."""
+    """Close the race hub (ending its event streams) and the solver pool at shutdown."""
     try:
         yield
     finally:
         await hub.close()
         await asyncio.to_thread(shutdown_pool)
-        close_loop_connections()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -74,13 +82,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     errors.install(app)
-    # The one middleware: /healthz /readyz /metrics, request ids, /static (no cookie), the
-    # body limit, the client address, identity + CSRF, security headers, metrics, access log.
-    app.add_middleware(FrontMiddleware, settings=settings, static_app=get_static_assets())
+    # The middlewares, innermost first (``add_middleware`` wraps what was added before).
+    app.add_middleware(RequestSessionsMiddleware)
+    app.add_middleware(IdentityMiddleware, settings=settings)
+    app.add_middleware(LanguageMiddleware)
+    app.add_middleware(ClientAddressMiddleware)
+    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(StaticFirstMiddleware, static_app=get_static_assets())
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(OpsMiddleware, settings=settings)
+    app.add_middleware(RequestLogMiddleware)
     app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
 
-    # FastAPI tries the routes in this order, about 2 us each (an included router's own routes
-    # twice): the busiest first, a JSON move and then the play page and its forms. No path of
+    # The busiest routers first (a JSON move, then the play page and its forms). No path of
     # one router can match another's, so the order changes nothing else.
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -91,9 +105,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analysis_pages.router)  # solver buttons, winnable deals
     app.include_router(together_pages.router)  # daily deal, challenges, live panels
     app.include_router(pwa.router)  # the web app's manifest, service worker, offline page
-    # ... and the busiest of those first of all, matched by their patterns alone (the first
-    # routes FastAPI would try of the first two routers: the same answers, fewer steps).
-    first_routes(app, (api.router, api.FIRST), (pages.router, pages.FIRST))
     return app
 
 

@@ -12,10 +12,6 @@ Metrics (Prometheus text format, ``GET /metrics``, see ``app.web.ops``):
 - ``scorpion_solver_questions_total{verdict}``, ``scorpion_solver_duration_seconds{verdict}``;
 - ``scorpion_database_errors_total{kind}``: every error the database driver raised (the
   exception class; ``disconnect`` when the connection was lost);
-- ``scorpion_actions_run_total{where}``: where a player's action ran (``app.web.inline``):
-  ``loop`` (SQLite, on the event loop), ``busy`` (SQLite's write lock was taken: sent to a
-  worker thread to wait its turn; many of these mean the workers contend for the database
-  file) or ``thread`` (PostgreSQL).
 
 Several workers add up through prometheus-client's multiprocess mode: set
 ``PROMETHEUS_MULTIPROC_DIR`` to a directory private to this server, emptied before the server
@@ -119,12 +115,6 @@ SOLVER_SECONDS = Histogram(
 )
 DB_ERRORS = Counter(
     "scorpion_database_errors_total", "Errors raised by the database driver.", ["kind"]
-)
-ACTIONS_RUN = Counter(
-    "scorpion_actions_run_total",
-    "Where player actions ran: on the event loop, in a worker thread after finding SQLite's "
-    "write lock taken, or in a worker thread (PostgreSQL).",
-    ["where"],
 )
 
 if MULTIPROC_DIR is not None:

@@ -7,55 +7,40 @@ two writers never both read a game and then race to update it. PostgreSQL (psyco
 services lock the player and game rows with ``SELECT ... FOR UPDATE``; a pooled connection the
 server has closed is replaced at checkout without a round trip (``server_hung_up``).
 
-A service that writes calls ``begin_write(db)`` before its first statement.
+A service that writes calls ``begin_write(db)`` before its first statement (or takes a
+connection of ``write_engine(engine)``, whose transactions begin the same way).
 
-``loop_connection()`` (SQLite only): the connection of player actions run on the event loop
-itself (``app.web.inline``), one per event-loop thread, kept open. It never waits and never
-touches the disk's fsync: a write lock another connection holds is ``WriteLockBusy`` at
-``BEGIN`` (``begin_nowait``, ``busy_timeout=0``; nothing was done, the action goes to a worker
-thread and waits there), and a commit never checkpoints the WAL (``wal_autocheckpoint=0``:
-``checkpoint_wal()`` runs in a worker thread instead).
+The same code serves SQLite and PostgreSQL: sync routes run in FastAPI's thread pool with the
+request's session (``get_db``).
 """
 
 from __future__ import annotations
 
 import select
 import sqlite3
-import threading
 from collections.abc import MutableMapping
 from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import DisconnectionError, OperationalError
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import NullPool
 
 from app.config import get_settings
-from app.db import fast
 
 WRITE_OPTION = "scorpion_write"
 
 
-class WriteLockBusy(Exception):
-    """``begin_nowait`` found SQLite's write lock taken: nothing was done (not even
-    ``BEGIN``)."""
-
-
-def make_engine(
-    url: str, *, busy_timeout_ms: int = 10_000, nowait: bool = False, **kwargs: Any
-) -> Engine:
-    """An engine for ``url`` with this project's connection set-up; ``nowait`` (SQLite): the
-    event loop's engine (``loop_engine``)."""
+def make_engine(url: str, *, busy_timeout_ms: int = 10_000, **kwargs: Any) -> Engine:
+    """An engine for ``url`` with this project's connection set-up."""
     if url.startswith("sqlite"):
-        timeout_ms = 0 if nowait else busy_timeout_ms
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": timeout_ms / 1000},
+            connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
             **kwargs,
         )
-        _configure_sqlite(engine, timeout_ms, nowait=nowait)
+        _configure_sqlite(engine, busy_timeout_ms)
         return engine
     engine = create_engine(url, **kwargs)
     if not kwargs.get("pool_pre_ping"):
@@ -106,7 +91,11 @@ def is_busy(error: BaseException) -> bool:
     return isinstance(orig, sqlite3.OperationalError) and code is not None and code & 0xFF == 5
 
 
-def _configure_sqlite(engine: Engine, busy_timeout_ms: int, *, nowait: bool = False) -> None:
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    """SQLAlchemy's documented recipe for pysqlite's transactions ("Serializable isolation /
+    Savepoints / Transactional DDL"): the driver's own BEGIN switched off, ours emitted in the
+    ``begin`` event (``BEGIN IMMEDIATE`` for a write)."""
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         # Take transaction control away from pysqlite (Python 3.11): we emit BEGIN ourselves.
@@ -117,17 +106,12 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int, *, nowait: bool = Fa
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
-            if nowait:
-                cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        # On the driver's connection (app/db/fast.py): every request begins a transaction.
-        if nowait and conn.connection.driver_connection.in_transaction:
-            return  # begun already, by ``begin_nowait``
         write = conn.get_execution_options().get(WRITE_OPTION)
-        fast.execute(conn, "BEGIN IMMEDIATE" if write else "BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
 def begin_write(db: Session) -> None:
@@ -149,10 +133,6 @@ def write_engine(engine: Engine) -> Engine:
 
 _engine: Engine | None = None
 _sessionmaker: sessionmaker[Session] | None = None
-_loop_engine: Engine | None = None
-_no_loop_engine = False  # PostgreSQL (or SQLite in memory): decided once
-_loop_connections: dict[int, Connection] = {}  # by thread
-_loop_lock = threading.Lock()
 
 
 def get_engine() -> Engine:
@@ -172,92 +152,9 @@ def get_sessionmaker() -> sessionmaker[Session]:
     return _sessionmaker
 
 
-def loop_engine() -> Engine | None:
-    """The engine of ``loop_connection()`` (its connections begin write transactions), or
-    None: PostgreSQL's statements are network round trips, which the loop must not wait for."""
-    global _loop_engine, _no_loop_engine
-    if _no_loop_engine:
-        return None
-    with _loop_lock:
-        if _loop_engine is None:
-            url = get_engine().url
-            if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
-                _no_loop_engine = True
-                return None
-            # One connection per event loop, open for the process's life: no pool.
-            engine = make_engine(
-                url.render_as_string(hide_password=False), nowait=True, poolclass=NullPool
-            )
-            _loop_engine = write_engine(engine)
-        return _loop_engine
-
-
-def loop_connection() -> Connection | None:
-    """This thread's connection for actions on the event loop (see the module notes), or
-    None (``loop_engine``; or, rarely, the database too busy to open one without waiting)."""
-    conn = _loop_connections.get(threading.get_ident())
-    if conn is not None:
-        return conn
-    engine = loop_engine()
-    if engine is None:
-        return None
-    try:
-        conn = engine.connect()  # (its set-up's PRAGMAs do not wait either)
-    except OperationalError as error:
-        if is_busy(error):
-            return None  # this time a worker thread; the next request tries again
-        raise
-    with _loop_lock:
-        _loop_connections[threading.get_ident()] = conn
-    return conn
-
-
-def begin_nowait(conn: Connection) -> None:
-    """Begin a write transaction on ``conn`` (``loop_connection()``) without waiting:
-    ``WriteLockBusy`` when another connection holds SQLite's write lock (nothing begun).
-    SQLAlchemy's transaction (and its events) follows the driver's ``BEGIN IMMEDIATE``."""
-    driver = conn.connection.driver_connection
-    if conn.dialect.name != "sqlite" or driver is None:
-        conn.begin()
-        return
-    try:
-        driver.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as error:
-        if is_busy(error):
-            raise WriteLockBusy() from error
-        raise fast.wrapped(conn, error, "BEGIN IMMEDIATE", {}) from error
-    try:
-        conn.begin()
-    except BaseException:
-        driver.rollback()
-        raise
-
-
-def close_loop_connections() -> None:
-    """Close the event loops' connections (at shutdown, and when tests switch databases)."""
-    global _loop_engine, _no_loop_engine
-    with _loop_lock:
-        _no_loop_engine = False
-        for conn in _loop_connections.values():
-            conn.close()
-        _loop_connections.clear()
-        if _loop_engine is not None:
-            _loop_engine.dispose()
-        _loop_engine = None
-
-
-def checkpoint_wal() -> None:
-    """Copy the WAL's committed pages into the database file, without waiting for readers or
-    writers (``PASSIVE``; the process engine's connections checkpoint on commit too). For a
-    worker thread: it waits for the disk."""
-    with get_engine().connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
-
-
 def reset_engine() -> None:
     """Dispose of the process engines (tests switch databases with it)."""
     global _engine, _sessionmaker
-    close_loop_connections()
     if _engine is not None:
         _engine.dispose()
     _engine = None
@@ -269,9 +166,9 @@ REQUEST_SESSIONS = "db_sessions"  # the request's sessions, in ``scope["state"]`
 
 def request_session(scope: MutableMapping[str, Any]) -> Session:
     """A new session for the request of ``scope``, closed (rolled back if open) when the
-    request ends, after its response: by ``close_request_sessions``, which the one ASGI
-    middleware (``app.web.front``) calls. Creating a session does no I/O, and the services end
-    every transaction they open, so closing is I/O-free too."""
+    request ends, after its response: by ``close_request_sessions``, which
+    ``app.web.request_sessions.RequestSessionsMiddleware`` calls. Creating a session does no
+    I/O, and the services end every transaction they open, so closing is I/O-free too."""
     session = get_sessionmaker()()
     scope.setdefault("state", {}).setdefault(REQUEST_SESSIONS, []).append(session)
     return session

@@ -3,7 +3,8 @@
 One transaction per action, the rate-limit count included (``counted_connection``: a Core
 connection of the session's engine, no ORM unit of work). Its statements (the player's lock
 on PostgreSQL, the count, the locked read of the game, the move log's insert, the game's
-update) run on the driver's cursor (``app.db.fast``). Only the rare steps that touch the
+update) are SQLAlchemy Core statements built once at import, so SQLAlchemy compiles each
+once per dialect (its compiled-statement cache). Only the rare steps that touch the
 statistics (a win) or a race (a shared deal) use an ORM session, joined to that transaction.
 
 The engine's state of each game this process last wrote is kept (``_RECENT``): the next
@@ -21,11 +22,10 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import observability
-from app.db.fast import Cursor, Fast
 from app.db.models import GameRow, MoveLog, PlayerSettings, utcnow
 from app.engine import Action, EngineError, Game
 
@@ -41,23 +41,14 @@ ACTION_KINDS = ("move", "deal", "undo", "redo")
 MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo are not)
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
-# An action's three statements, on the driver's cursor (``app.db.fast``).
-_GAME_COLUMNS = ", ".join(c.name for c in _GAMES.columns)
-_SELECT = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = :gid AND player_id = :pid"
-SELECT_GAME = Fast(_SELECT, columns=list(_GAMES.columns))  # (the play page's read)
-_SELECT_FOR_ACTION = Fast(_SELECT, postgres=_SELECT + " FOR UPDATE", columns=list(_GAMES.columns))
-_ACTION_COLUMNS: tuple[str, ...] = ("game_id", "player_id", "seq", "kind", "from_column")
-_ACTION_COLUMNS += ("from_index", "to_column", "from_pile", "to_pile", "created_at")
-_INSERT_ACTION = Fast(
-    f"INSERT INTO game_actions ({', '.join(_ACTION_COLUMNS)}) "
-    f"VALUES ({', '.join(':' + c for c in _ACTION_COLUMNS)})",
-    binds={"created_at": _ACTIONS.c.created_at.type},
+# An action's three statements (and the play page's read), built once at import.
+SELECT_GAME = select(*_GAMES.columns).where(
+    _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
 )
-_UPDATE_AFTER_ACTION = Fast(
-    "UPDATE games SET version = :version, snapshot = :snapshot, moves = :moves, "
-    "moves_made = :moves_made, updated_at = :updated_at WHERE id = :gid",
-    binds={"updated_at": _GAMES.c.updated_at.type},
-)
+_SELECT_FOR_ACTION = SELECT_GAME.with_for_update()  # (PostgreSQL; SQLite: BEGIN IMMEDIATE)
+_INSERT_ACTION = insert(_ACTIONS)
+# (the SET clause: the parameters named as columns; the row by a bind of another name)
+_UPDATE_AFTER_ACTION = update(_GAMES).where(_GAMES.c.id == bindparam("gid"))
 
 _RECENT: OrderedDict[str, tuple[str, Game]] = OrderedDict()
 _RECENT_KEPT = 1024  # games; a few KB each
@@ -104,7 +95,7 @@ def _check_action(action: Any) -> Action:
 
 @observability.count_action()
 def act(
-    db: Session | Connection,
+    db: Session,
     player_id: str,
     game_id: str,
     action: Action,
@@ -115,8 +106,7 @@ def act(
 ) -> GameState:
     """Apply one action (``("move", a, i, b)``, ``("deal",)``, ``("undo",)``, ``("redo",)``).
 
-    One transaction on ``db``'s engine (or on ``db`` itself, a connection: the event loop's,
-    ``app.db.session.loop_connection``), the rate-limit count included
+    One transaction on a Core connection of ``db``'s engine, the rate-limit count included
     (``counted_connection``; ``db``'s own transaction, if any, is ended first). Order of
     checks: the action must be one (``InvalidRequest``), the game must be this player's
     (``NotFound``), then ``expected_version`` must be current (``VersionConflict``), then the
@@ -148,11 +138,9 @@ def _apply(
 ) -> tuple[GameState, str, Game]:
     """The action inside ``act``'s transaction: the state after it, the snapshot written
     and the game."""
-    cursor = Cursor(conn)
-    found = cursor.one_or_none(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id})
-    if found is None:
+    row = conn.execute(_SELECT_FOR_ACTION, {"gid": game_id, "pid": player_id}).first()
+    if row is None:
         raise NotFound()
-    row = SimpleNamespace(**found)
     game = _take_game(row.id, row.snapshot)
     previous = shown_view(row.id, row.snapshot, game) if with_change else None
     try:
@@ -172,7 +160,7 @@ def _apply(
     kind = action[0]
     is_move = kind == "move"
     piles = action[4:6] if is_move and len(action) == 6 else (None, None)
-    cursor.rows(
+    conn.execute(
         _INSERT_ACTION,
         {
             "game_id": row.id,
@@ -195,10 +183,10 @@ def _apply(
         "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
         "updated_at": now,
     }
-    cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
+    conn.execute(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
     if game.won or row.race_id is not None:
         _rare_steps(conn, player_id, row, game, values, now)
-    state = game_state(SimpleNamespace(**{**found, **values}), game, previous)
+    state = game_state(SimpleNamespace(**{**row._mapping, **values}), game, previous)
     return state, snapshot, game
 
 

@@ -1,6 +1,6 @@
 """Limits per client address: new players per minute, new ranked entries per shared deal.
 
-The web layer (``app.web.front``) puts a keyed hash of the
+The web layer (``app.web.client_address``) puts a keyed hash of the
 request's client address in ``current_address`` for the request; the address itself is never
 stored. The counters live in ``address_counters`` (one atomic UPSERT per count, shared by
 every worker); ``prune`` drops those of past days. With ``RATE_LIMITS=off``, or outside a

@@ -20,12 +20,11 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy import Connection, Engine, Select, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
-from app.db.fast import Cursor, Fast
 from app.db.models import (
     DeletedPlayer,
     Device,
@@ -42,7 +41,7 @@ from .device_names import device_name
 from .errors import PlayerDeleted
 
 # The requesting browser: (its device id, its User-Agent), set by the web layer for the
-# request (``app.web.front``). A player row made by the request gets that device as its first
+# request (``app.web.identity``). A player row made by the request gets that device as its first
 # (``app/services/devices.py``); outside a request (scripts, tests of services): ``first``.
 current_device: ContextVar[tuple[str, str] | None] = ContextVar("scorpion_device", default=None)
 FIRST_DEVICE = "first"
@@ -100,15 +99,18 @@ def read_connection(db: Session) -> Iterator[Connection]:
             conn.rollback()
 
 
-def read_one(db: Session | Connection, stmt: Fast, params: dict[str, Any]) -> dict[str, Any] | None:
-    """One row of ``stmt`` (a dict of its columns) or None, on the driver's cursor of a Core
-    connection: ``db`` itself (the event loop's SQLite connection: one statement, atomic
-    without a transaction of its own) or a short ``read_connection`` of ``db``'s engine. The
-    hot reads (a game on the play page, the player's display settings on every page)."""
+def read_one(
+    db: Session | Connection, stmt: Select[Any], params: dict[str, Any]
+) -> dict[str, Any] | None:
+    """One row of ``stmt`` (a Core statement built at import; a dict of its columns) or None,
+    on a Core connection: ``db`` itself (inside a ``read_connection``) or a short
+    ``read_connection`` of ``db``'s engine. The hot reads (a game on the play page, the
+    player's display settings on every page): no ORM unit of work."""
     if isinstance(db, Connection):
-        return Cursor(db).one_or_none(stmt, params)
+        row = db.execute(stmt, params).mappings().first()
+        return dict(row) if row is not None else None
     with read_connection(db) as conn:
-        return Cursor(conn).one_or_none(stmt, params)
+        return read_one(conn, stmt, params)
 
 
 def is_postgres(db: Session) -> bool:

@@ -55,10 +55,9 @@ from .types import Display, GameState, Hints
 
 
 def get_game(db: Session | Connection, player_id: str, game_id: str) -> GameState:
-    """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read,
-    on the driver's cursor of a Core connection (the play page's hot path): of ``db``'s
-    engine, or ``db`` itself (the event loop's SQLite connection: one statement, atomic
-    without a transaction of its own)."""
+    """The player's game ``game_id``; ``NotFound`` if missing or someone else's. One read, a
+    Core statement (the play page's hot path) on a short read connection of ``db``'s engine,
+    or on ``db`` itself (a connection, inside the caller's ``read_connection``)."""
     if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
         raise NotFound()
     found = read_one(db, SELECT_GAME, {"gid": game_id, "pid": player_id})
@@ -71,7 +70,7 @@ def get_game_and_display(
     db: Session | Connection, player_id: str, game_id: str
 ) -> tuple[GameState, Display]:
     """``get_game`` and the player's display settings (``get_display``): the whole play
-    page's one read, on one connection and in one transaction (with PostgreSQL)."""
+    page's one read, on one connection and in one transaction."""
     if isinstance(db, Connection):
         return get_game(db, player_id, game_id), get_display(db, player_id)
     with read_connection(db) as conn:

@@ -8,10 +8,9 @@ from datetime import date, timedelta
 from enum import Enum
 from typing import cast
 
-from sqlalchemy import Connection, Table, delete, func, or_, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db.fast import Fast
 from app.db.models import (
     GameRow,
     Player,
@@ -73,17 +72,15 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
 
 
 _SETTINGS = cast(Table, PlayerSettings.__table__)
-_SELECT_DISPLAY = Fast(
-    "SELECT four_colour, theme, large_cards FROM player_settings WHERE player_id = :pid",
-    columns=[_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards],
+_SELECT_DISPLAY = select(_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards).where(
+    _SETTINGS.c.player_id == bindparam("pid")
 )
 
 
 def get_display(db: Session | Connection, player_id: str) -> Display:
     """How the player's pages look (defaults for a player without settings): one primary-key
-    read on the driver's cursor (every page asks, the play page on the event loop with its
-    game's read: ``app.web.inline``). ``db``: a session (its own short read) or a Core
-    connection (the event loop's; one statement, atomic on its own)."""
+    read, a Core statement (every page asks, the play page with its game's read). ``db``: a
+    session (its own short read) or a Core connection (in the caller's transaction)."""
     found = read_one(db, _SELECT_DISPLAY, {"pid": player_id})
     if found is None:
         return Display()

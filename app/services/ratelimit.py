@@ -34,13 +34,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, bindparam, case, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
-from app.db.fast import Cursor, Fast
-from app.db.session import begin_nowait, begin_write, write_engine
+from app.db.models import Player, RateLimitCounter
+from app.db.session import begin_write, write_engine
 from app.services.common import create_player_row, engine_of, write_tx
 from app.services.errors import RateLimited, ServiceError
 from app.services.windows import retry_after, window_start, window_upsert
@@ -67,31 +67,34 @@ _UPSERT = window_upsert(
            CAST(:window_start AS BIGINT), 1
     WHERE EXISTS (SELECT 1 FROM players WHERE players.id = :player_id)""",
 )
-# Run on the driver's cursor (``app.db.fast``: every action counts). PostgreSQL, for
-# ``consume``'s transaction of its own: it commits without waiting for the disk
+# Core statements, built once at import (SQLAlchemy caches their compiled forms). PostgreSQL,
+# for ``consume``'s transaction of its own: it commits without waiting for the disk
 # (``synchronous_commit`` off for that transaction alone).
-_COUNT = Fast(_UPSERT.text)
-_COUNT_RELAXED = Fast(
-    _UPSERT.text,
-    postgres=_UPSERT.text.replace(
+_COUNT = _UPSERT
+_COUNT_RELAXED_POSTGRES = text(
+    _UPSERT.text.replace(
         "WHERE EXISTS",
         "WHERE set_config('synchronous_commit', 'off', true) = 'off' AND EXISTS",
-    ),
+    )
 )
 # The common case, a player counted before: the row's own update (a third of the UPSERT's cost
 # on SQLite: no insert tried, no foreign key or player looked up); no row: the UPSERT.
-_BUMP = Fast(
-    """UPDATE rate_limits SET
-        count = CASE WHEN :window_start > window_start THEN 1 ELSE count + 1 END,
-        window_start = CASE WHEN :window_start > window_start
-                            THEN :window_start ELSE window_start END
-    WHERE player_id = :player_id AND scope = :scope
-    RETURNING count, window_start"""
+_LIMITS = RateLimitCounter.__table__.c
+# (bind names that are no column's: an UPDATE takes a parameter named as a column for its SET)
+_NEW_WINDOW = bindparam("start") > _LIMITS.window_start
+_BUMP = (
+    update(RateLimitCounter)
+    .where(
+        _LIMITS.player_id == bindparam("player"),
+        _LIMITS.scope == bindparam("kind"),
+    )
+    .values(
+        count=case((_NEW_WINDOW, 1), else_=_LIMITS.count + 1),
+        window_start=case((_NEW_WINDOW, bindparam("start")), else_=_LIMITS.window_start),
+    )
+    .returning(_LIMITS.count, _LIMITS.window_start)
 )
-_LOCK_PLAYER = Fast(
-    "SELECT id FROM players WHERE id = :id",
-    postgres="SELECT id FROM players WHERE id = :id FOR UPDATE",
-)
+_LOCK_PLAYER = select(Player.id).where(Player.id == bindparam("id")).with_for_update()
 
 
 def count(
@@ -113,14 +116,18 @@ def count(
         return None
     length = max(1, int(settings.rate_limit_window_seconds))
     current = time.time() if now is None else now
-    params = {"player_id": player_id, "scope": scope, "window_start": window_start(current, length)}
-    cursor = Cursor(db)
-    rows = [] if relaxed else cursor.rows(_BUMP, params)
-    if not rows:
-        rows = cursor.rows(_COUNT_RELAXED if relaxed else _COUNT, params)
-    if not rows:
+    start = window_start(current, length)
+    conn = db if isinstance(db, Connection) else db.connection()
+    bump = {"player": player_id, "kind": scope, "start": start}
+    row = None if relaxed else conn.execute(_BUMP, bump).first()
+    if row is None:
+        postgres = conn.dialect.name == "postgresql"
+        upsert = _COUNT_RELAXED_POSTGRES if relaxed and postgres else _COUNT
+        params = {"player_id": player_id, "scope": scope, "window_start": start}
+        row = conn.execute(upsert, params).first()
+    if row is None:
         return None
-    counted, started = int(rows[0][0]), int(rows[0][1])
+    counted, started = int(row[0]), int(row[1])
     limit = limit_for(settings, scope)
     if counted > limit:
         raise RateLimited(scope, limit, length, retry_after(started, length, current))
@@ -169,19 +176,12 @@ def counted_tx(db: Session, player_id: str, scope: Scope) -> Iterator[bool]:
 
 
 @contextmanager
-def counted_connection(
-    db: Session | Connection, player_id: str
-) -> Iterator[tuple[Connection, bool]]:
+def counted_connection(db: Session, player_id: str) -> Iterator[tuple[Connection, bool]]:
     """``counted_tx`` of an action (scope ``actions``) on a Core connection of ``db``'s engine
-    (or on ``db`` itself, the event loop's connection: ``begin_nowait``) instead of the session
-    (the action's hot path, ``app.services.actions``: no ORM unit of work to set up and end).
-    The session's own transaction, if any, is ended first. Yields the connection and whether
-    the player has a row; committed, or rolled back, the same."""
-    if isinstance(db, Connection):
-        begin_nowait(db)
-        with _counted(db, player_id, "actions") as known:
-            yield db, known
-        return
+    instead of the session (the action's hot path, ``app.services.actions``: Core statements,
+    no ORM unit of work to set up and end). The session's own transaction, if any, is ended
+    first. Yields the connection and whether the player has a row; committed, or rolled back,
+    the same."""
     if db.in_transaction():
         db.rollback()
     with write_engine(engine_of(db)).connect() as conn:
@@ -198,9 +198,10 @@ def _counted(db: Session | Connection, player_id: str, scope: Scope) -> Iterator
             assert isinstance(db, Session)
             known = create_player_row(db, player_id)
         else:
-            cursor = Cursor(db)
-            postgres = cursor.dialect.name == "postgresql"
-            known = not postgres or bool(cursor.rows(_LOCK_PLAYER, {"id": player_id}))
+            conn = db if isinstance(db, Connection) else db.connection()
+            postgres = conn.dialect.name == "postgresql"
+            locked = conn.execute(_LOCK_PLAYER, {"id": player_id}).first() if postgres else True
+            known = locked is not None
         if known:
             count(db, player_id, scope)
         yield known

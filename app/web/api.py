@@ -1,14 +1,14 @@
 """The JSON API of docs/api.md, exactly: parse -> service -> render.
 
 Errors are raised by the services (``ServiceError``) and turned into ``{"detail": ...}`` by
-the handlers in ``app.web.errors``; identity and CSRF are enforced by ``app.web.front``.
+the handlers in ``app.web.errors``; identity and CSRF are enforced by ``app.web.identity``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Body, Path, Request, Response
+from fastapi import APIRouter, Body, Path, Request, Response
 
 from app import services
 from app.engine import Action, variant_metadata
@@ -29,13 +29,11 @@ from app.web.api_models import (
     stats_out,
 )
 from app.web.deps import CallerDep, CsrfToken, PlayerId, clear_identity
-from app.web.inline import run_action, run_read
-from app.web.lean import LeanRoute, LeanRouter, try_first
 
 # -- routes ------------------------------------------------------------------------------------
 
 
-router = LeanRouter(prefix="/api", tags=["api"], route_class=LeanRoute)
+router = APIRouter(prefix="/api", tags=["api"])
 
 OptionalVersion = Annotated[VersionIn | None, Body()]
 GameId = Annotated[str, Path(alias="id", description="The game's opaque id.")]
@@ -79,9 +77,8 @@ def create_game(caller: CallerDep, body: NewGameBody = None) -> Response:
 @router.get(
     "/games/{id}", response_model=GameOut, responses=error_responses(404, 422), summary="A game"
 )
-async def get_game(game_id: GameId, caller: CallerDep) -> Response:
-    state = await run_read(caller, lambda db: services.get_game(db, caller.player_id, game_id))
-    return game_json(state)
+def get_game(game_id: GameId, caller: CallerDep) -> Response:
+    return game_json(services.get_game(caller.db, caller.player_id, game_id))
 
 
 @router.post(
@@ -90,7 +87,7 @@ async def get_game(game_id: GameId, caller: CallerDep) -> Response:
     responses=error_responses(403, 404, 409, 422),
     summary="Move a card (with all on it) to another column, or a reserve or cell card",
 )
-async def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
+def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Response:
     action: Action = (
         "move",
         body.from_column,
@@ -99,10 +96,7 @@ async def post_move(game_id: GameId, body: MoveIn, caller: CallerDep) -> Respons
         body.from_pile,
         body.to_pile,
     )
-    state = await run_action(
-        caller, lambda db: services.act(db, caller.player_id, game_id, action, body.version)
-    )
-    return game_json(state)
+    return game_json(services.act(caller.db, caller.player_id, game_id, action, body.version))
 
 
 STEP: dict[str, Any] = {"response_model": GameOut, "responses": error_responses(403, 404, 409, 422)}
@@ -116,7 +110,7 @@ STEP_SUMMARIES = {
 @router.post("/games/{id}/deal", name="post_deal", summary=STEP_SUMMARIES["deal"], **STEP)
 @router.post("/games/{id}/undo", name="post_undo", summary=STEP_SUMMARIES["undo"], **STEP)
 @router.post("/games/{id}/redo", name="post_redo", summary=STEP_SUMMARIES["redo"], **STEP)
-async def post_step(
+def post_step(
     request: Request,
     game_id: GameId,
     caller: CallerDep,
@@ -125,10 +119,7 @@ async def post_step(
     # The deal, undo or redo: the last part of the path names it.
     kind = request.url.path.rsplit("/", 1)[-1]
     version = body.version if body else None
-    state = await run_action(
-        caller, lambda db: services.act(db, caller.player_id, game_id, (kind,), version)
-    )
-    return game_json(state)
+    return game_json(services.act(caller.db, caller.player_id, game_id, (kind,), version))
 
 
 DELETE: dict[str, Any] = {
@@ -188,7 +179,3 @@ def delete_player(request: Request, caller: CallerDep) -> Response:
     response = Response(status_code=204)
     clear_identity(request, response)
     return response
-
-
-FIRST = ("post_move", "post_deal", "post_undo", "post_redo")  # the player's actions
-try_first(router, *FIRST)

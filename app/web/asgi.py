@@ -1,4 +1,4 @@
-"""A whole JSON ``{"detail": ...}`` answer sent without the app (by ``app.web.front``'s
+"""A whole JSON ``{"detail": ...}`` answer sent without the app (by the middlewares'
 refusals: the body limit, CSRF)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A cap on request bodies (``MAX_BODY_BYTES``, default 64 KiB), before anything reads them.
 
 No request of this site needs more than a few hundred bytes: the longest is a three-deck deal
-string. The one ASGI middleware (``app.web.front``) applies it before identity and CSRF (which
-may read a form body), so an oversized body is refused before any of it is parsed or buffered:
+string. ``BodyLimitMiddleware`` applies it before identity and CSRF (which may read a form
+body), so an oversized body is refused before any of it is parsed or buffered:
 
 - a ``Content-Length`` over the limit is answered ``413`` without handing the body to the app;
 - a body without a length (chunked) is counted as it arrives; at the first byte past the limit
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import asyncio
 
-from starlette.types import Message, Receive, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.config import get_settings
 from app.web.asgi import json_detail_reply
 
 # What is read and thrown away of a refused body at most, and for how long, before answering.
@@ -117,3 +118,49 @@ class BodyGuard:
                     await refuse(self._send, self.limit)
                 return {"type": "http.disconnect"}
         return message
+
+
+# The data file's uploads (``app.web.player_pages``'s form, ``app.web.devices_api``'s JSON):
+# the one bigger body (``MAX_IMPORT_BYTES``).
+IMPORT_PATHS = frozenset({"/privacy/import", "/api/player/import"})
+
+
+class BodyLimitMiddleware:
+    """The cap of the module notes on every request's body (the process's settings)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        shared = get_settings()
+        limit = shared.max_body_bytes
+        if scope["path"] in IMPORT_PATHS and scope["method"] == "POST":
+            limit = max(limit, shared.max_import_bytes)
+        length = expect = None
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length" and length is None:
+                length = value
+            elif name == b"expect" and expect is None:
+                expect = value
+        if declared_too_large(length, limit):
+            await refuse(send, limit, receive if may_drain(length, expect) else None)
+            return
+        guard = BodyGuard(limit, receive, send)
+
+        async def send_app(message: Message) -> None:
+            if guard.refused:
+                return  # the 413 went out already; whatever the app says now is dropped
+            if message["type"] == "http.response.start":
+                guard.started = True
+            await send(message)
+
+        try:
+            await self.app(scope, guard.receive, send_app)
+        except Exception:
+            if not guard.refused:
+                raise
+            # The app failed on the body we cut off (a client disconnect, as far as it
+            # knows): the client has its 413 already.

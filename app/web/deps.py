@@ -7,8 +7,8 @@ Identity: a player is an anonymous id (192 random bits) held in a signed (itsdan
 ``first``: the cookies from before devices are such cookies, and a player row made by a
 service outside a browser's request gets that device too), a linked device's carries
 ``<player id>:<device id>``. A cookie whose
-device was removed is treated as no cookie (``app.web.front`` asks ``devices.standing``).
-``identify`` (in the one ASGI middleware, ``app.web.front``) reads it on every request, or
+device was removed is treated as no cookie (``app.web.identity`` asks ``devices.standing``).
+``identify`` (in ``app.web.identity.IdentityMiddleware``) reads it on every request, or
 makes a new id when the request has none (or a forged one),
 and the cookie is set on the response, whatever the response is. A cookie's signature and a
 player's CSRF token are computed once per process (``lru_cache``), not on every request.
@@ -152,7 +152,7 @@ def _same_origin(conn: HTTPConnection, origin: str, settings: Settings) -> bool:
 
 @dataclass(slots=True)
 class Identity:
-    """The requesting player (``IdentityMiddleware``'s part of ``app.web.front``)."""
+    """The requesting player (``app.web.identity.IdentityMiddleware``)."""
 
     player_id: str
     is_new: bool
@@ -231,7 +231,7 @@ async def check_unsafe(
 ) -> tuple[str | None, Receive]:
     """CSRF for a POST, PUT, PATCH or DELETE: (the refusal, or None; the ``receive`` that
     replays a form body read for its token). ``headers``: the first value of each of the
-    request's ``CSRF_HEADERS`` (at least; read in one pass by ``app.web.front``)."""
+    request's ``CSRF_HEADERS`` (at least; read by ``app.web.identity``)."""
 
     def header(name: bytes) -> str | None:
         value = headers.get(name)
@@ -316,10 +316,10 @@ async def _form_token(
 # The dependencies are ``async``: they do no I/O, and a plain ``def`` would cost a hop to the
 # thread pool each (FastAPI runs sync dependencies there).
 async def get_player_id(request: Request) -> str:
-    """The requesting player's id (set by ``identify``, ``app.web.front``)."""
+    """The requesting player's id (set by ``identify``, ``app.web.identity``)."""
     player_id = request.scope.get("state", {}).get("player_id")
     if not isinstance(player_id, str):
-        raise RuntimeError("FrontMiddleware is not installed")
+        raise RuntimeError("IdentityMiddleware is not installed")
     return player_id
 
 
@@ -327,7 +327,7 @@ async def get_device_id(request: Request) -> str:
     """The requesting browser's device id (set by ``identify``)."""
     device_id = request.scope.get("state", {}).get("device_id")
     if not isinstance(device_id, str):
-        raise RuntimeError("FrontMiddleware is not installed")
+        raise RuntimeError("IdentityMiddleware is not installed")
     return device_id
 
 
@@ -335,13 +335,13 @@ async def get_csrf_token(request: Request) -> str:
     """The requesting player's CSRF token, to embed in forms (``csrf_token`` field)."""
     token = request.scope.get("state", {}).get("csrf_token")
     if not isinstance(token, str):
-        raise RuntimeError("FrontMiddleware is not installed")
+        raise RuntimeError("IdentityMiddleware is not installed")
     return token
 
 
 class RequestDb:
-    """The request's database session (``request_session``), made on first use: an action or
-    a read run on the event loop (``app.web.inline``) needs none."""
+    """The request's database session (``request_session``), made on first use: a route
+    that does not touch the database makes none."""
 
     __slots__ = ("_db", "_scope")
 

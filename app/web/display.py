@@ -11,10 +11,8 @@ from fastapi import Request
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from app.db.session import loop_connection, request_session
+from app.db.session import request_session
 from app.services import Display, get_display
-from app.web.deps import RequestDb
-from app.web.inline import run_read
 
 DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
 
@@ -59,9 +57,8 @@ def current_display(request: Request, *, quiet: bool = False) -> Display:
     """The requesting player's ``Display``, read once per request (``services.get_display``).
 
     In a worker thread (a sync route) the read runs on the request's session. On the event
-    loop (an async route or an error handler) it runs on the loop's connection (SQLite);
-    with PostgreSQL an async route reads it beforehand (``load_display``), so on the loop
-    without it the page shows the defaults rather than wait on the network there.
+    loop (an async route or an error handler) nothing waits on the database: such a page
+    reads it beforehand in a worker thread (``prefetch_display``), else shows the defaults.
     ``quiet``: a failed read (the database is down: an error page) gives the defaults."""
     state = request.scope.setdefault("state", {})
     known = _display_known(state)
@@ -74,8 +71,7 @@ def current_display(request: Request, *, quiet: bool = False) -> Display:
         except RuntimeError:  # a worker thread
             display = get_display(request_session(request.scope), player)
         else:
-            conn = loop_connection()
-            display = get_display(conn, player) if conn is not None else Display()
+            display = Display()
     except SQLAlchemyError:
         if not quiet:
             raise
@@ -85,22 +81,8 @@ def current_display(request: Request, *, quiet: bool = False) -> Display:
 
 
 async def prefetch_display(request: Request) -> None:
-    """For a page rendered on the event loop (an error handler): with PostgreSQL, read the
-    display preferences in a worker thread first (``current_display`` reads them on the
-    loop's own connection with SQLite). A failed read leaves the defaults."""
+    """For a page rendered on the event loop (an error handler): read the display preferences
+    in a worker thread first. A failed read leaves the defaults."""
     state = request.scope.setdefault("state", {})
-    if _display_known(state) is None and loop_connection() is None:
+    if _display_known(state) is None:
         await run_in_threadpool(lambda: current_display(request, quiet=True))
-
-
-async def load_display(caller: RequestDb, request: Request) -> Display:
-    """``current_display`` for an async route: on the loop's connection (SQLite) or in a
-    worker thread (PostgreSQL), before the page is rendered."""
-    state = request.scope.setdefault("state", {})
-    known = _display_known(state)
-    if known is not None:
-        return known
-    player: str = state["player_id"]
-    display = await run_read(caller, lambda db: get_display(db, player))
-    state[DISPLAY_KEY] = display
-    return display

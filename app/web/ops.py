@@ -1,4 +1,4 @@
-"""Operations endpoints, answered by the one ASGI middleware (``app.web.front``):
+"""Operations endpoints, answered by ``OpsMiddleware`` before the player's middlewares:
 
 - ``GET /healthz``: the process is alive and serving; touches no database. 200 ``{"status": "ok"}``.
 - ``GET /readyz``: the database answers and its schema is at the migrations' head: 200
@@ -20,10 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from starlette.types import Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import observability as obs
-from app.config import Settings
+from app.config import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "migrations"
@@ -157,3 +157,22 @@ async def answer_ops(
     body_bytes, content_type = await asyncio.to_thread(obs.render_metrics)
     await _send_simple(send, 200, body_bytes, content_type, request_id)
     return 200
+
+
+class OpsMiddleware:
+    """``GET``/``HEAD`` of ``/healthz``, ``/readyz`` and ``/metrics``, answered before the
+    player's middlewares (no cookie, never cached); ``settings``: the app's, else the
+    process's."""
+
+    def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path in OPS_PATHS and scope["method"] in ("GET", "HEAD"):
+            scope["route_label"] = path  # (``app.web.request_log``'s metrics)
+            settings = self.settings or get_settings()
+            await answer_ops(path, scope, send, settings, obs.REQUEST_ID.get() or "-")
+            return
+        await self.app(scope, receive, send)

@@ -12,15 +12,14 @@ Only ``PublicView`` is ever rendered: no face-down or stock card identity reache
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import Depends, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import Connection
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app import services
 from app.db.session import SessionDep
@@ -38,9 +37,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
-from app.web.display import known_display, load_display, remember_display
-from app.web.inline import DbAction, run_action, run_read
-from app.web.lean import LeanRoute, LeanRouter, try_first
+from app.web.display import known_display, remember_display
 from app.web.messages import translate
 from app.web.rendering import (
     Page,
@@ -62,7 +59,7 @@ from app.web.rendering import (
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
-router = LeanRouter(include_in_schema=False, route_class=LeanRoute)
+router = APIRouter(include_in_schema=False)
 
 
 # -- home -------------------------------------------------------------------------------------
@@ -166,29 +163,25 @@ def deal_link(page: Page, number: str, variant: str = DEFAULT_VARIANT) -> Respon
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
-async def play(
+def play(
     page: Page,
     game_id: str,
     select: Annotated[str | None, Query(max_length=8)] = None,
     hint: Annotated[str | None, Query(max_length=4)] = None,
 ) -> Response:
-    """The play page: one read (on the event loop where it never waits) and the board."""
-    request, player, csrf_token = page.request, page.player, page.csrf_token
+    """The play page: one read and the board."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     htmx = is_htmx(request)
     # The whole page also shows the player's display preferences: read with the game, in
-    # the same hop (an htmx answer changes only the board and needs none).
+    # the same transaction (an htmx answer changes only the board and needs none).
     display = None if htmx else known_display(request)
     try:
         if htmx or display is not None:
-            state = await run_read(page, lambda db: services.get_game(db, player, game_id))
+            state = services.get_game(db, player, game_id)
         else:
-            state, read = await run_read(
-                page, lambda db: services.get_game_and_display(db, player, game_id)
-            )
+            state, read = services.get_game_and_display(db, player, game_id)
             remember_display(request, read)
     except NotFound:
-        if not htmx:
-            await load_display(page, request)
         return not_found(request, csrf_token)
     playing = state.status == "playing"
     # A plain hint: the state's legal, useful moves (a read, nothing is written).
@@ -199,54 +192,45 @@ async def play(
     if htmx:
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
-    ctx["race"] = None
-    if state.race_id:
-        ctx["race"] = await run_in_threadpool(race_panel_for_game, page.db, player, state.id)
+    ctx["race"] = race_panel_for_game(db, player, state.id) if state.race_id else None
     return render(request, "play.html", ctx)
 
 
-async def _display_of(page: PageRequest, request: Request, exc: ServiceError) -> None:
-    """The display settings for a refusal's full page: those the refusing transaction read
-    (``exc.display``), else read now (a form too broken to reach the game)."""
-    if exc.display is not None:
-        remember_display(request, exc.display)
-    else:
-        await load_display(page, request)
+GameAction = Callable[[Session], GameState]
 
 
-async def _after_action(
+def _after_action(
     page: PageRequest,
     game_id: str,
     action: str,
-    run: DbAction[GameState],
+    run: GameAction,
     move: Move | None = None,
 ) -> Response:
-    """Run a game action (``run(db)``: ``act`` ``with_change``, one transaction, through
-    ``run_action``: on the event loop when it need not wait) and answer it: the changed
-    blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
-    (``exc.current``), so no path reads the game again (but a form too broken to reach the
-    service, without htmx: that read runs in a worker thread)."""
-    request, player, csrf_token = page.request, page.player, page.csrf_token
+    """Run a game action (``run(db)``: ``act`` ``with_change``, one transaction) and answer
+    it: the changed blocks for htmx, a 303 otherwise. A refusal carries the game as it stands
+    (``exc.current``) and, for a full page, the display settings the refusing transaction
+    read (``exc.display``), so no path reads the game again (but a form too broken to reach
+    the service)."""
+    request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     htmx = is_htmx(request)
 
-    async def current(exc: ServiceError) -> GameState:
+    def current(exc: ServiceError) -> GameState:
+        if exc.display is not None:
+            remember_display(request, exc.display)
         if exc.current is not None:
             return exc.current
-        return await run_in_threadpool(services.get_game, page.db, player, game_id)
+        return services.get_game(db, player, game_id)
 
     try:
-        state = await run_action(page, run)
+        state = run(db)
     except NotFound:
         return not_found(request, csrf_token)
     except VersionConflict as exc:
-        if not htmx:
-            await _display_of(page, request, exc)
-        return conflict_page(request, csrf_token, await current(exc), exc.message, htmx=htmx)
+        return conflict_page(request, csrf_token, current(exc), exc.message, htmx=htmx)
     except ServiceError as exc:
         if htmx:
             return refusal_message(request, csrf_token, exc.message)
-        await _display_of(page, request, exc)
-        ctx = board_context(request, csrf_token, await current(exc), error=exc.message)
+        ctx = board_context(request, csrf_token, current(exc), error=exc.message)
         return render(request, "play.html", ctx, status_code=422)
     if not htmx or state.previous is None:
         return see_other(f"/games/{state.id}")
@@ -285,7 +269,7 @@ class VersionForm(BaseModel):
 
 
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)
-async def move(
+def move(
     page: Page, game_id: str, form: Annotated[MoveForm, Depends(form_of(MoveForm))]
 ) -> Response:
     """A move: ``from_column``/``from_index`` (with ``from_pile`` "reserve" or "cell": that
@@ -309,11 +293,11 @@ async def move(
             else N_("Choose the column the card goes to.")
         )
 
-        def refuse(db: Session | Connection) -> GameState:
+        def refuse(db: Session) -> GameState:
             raise services.InvalidRequest(message)
 
-        return await _after_action(page, game_id, "move", refuse)
-    return await _after_action(
+        return _after_action(page, game_id, "move", refuse)
+    return _after_action(
         page,
         game_id,
         "move",
@@ -333,7 +317,7 @@ async def move(
 @router.post("/games/{game_id}/deal", response_class=HTMLResponse)
 @router.post("/games/{game_id}/undo", response_class=HTMLResponse)
 @router.post("/games/{game_id}/redo", response_class=HTMLResponse)
-async def step_action(
+def step_action(
     page: Page, game_id: str, form: Annotated[VersionForm, Depends(form_of(VersionForm))]
 ) -> Response:
     """The deal, undo or redo (the last part of the path names it)."""
@@ -343,12 +327,12 @@ async def step_action(
 
     htmx = is_htmx(page.request)  # (a refusal's full page shows the display settings)
 
-    def step(db: Session | Connection) -> GameState:
+    def step(db: Session) -> GameState:
         return services.act(
             db, player, game_id, (kind,), expected, with_change=True, with_display=not htmx
         )
 
-    return await _after_action(page, game_id, kind, step)
+    return _after_action(page, game_id, kind, step)
 
 
 @router.get("/games/{game_id}/move")
@@ -435,7 +419,3 @@ def replay(
 def rules(request: Request, csrf_token: CsrfToken) -> Response:
     ctx = base_context(request, csrf_token, "rules")
     return render(request, "rules.html", ctx)
-
-
-FIRST = ("play", "move", "step_action")  # the play page and its actions
-try_first(router, *FIRST)

@@ -180,7 +180,7 @@ def render(
 
 def set_locale_cookie(response: Response, choice: str) -> None:
     """This device's copy of the player's language (``PlayerSettings.locale``; ``auto``:
-    follow the browser), read by the front middleware on every request."""
+    follow the browser), read by ``LanguageMiddleware`` on every request."""
     response.set_cookie(
         i18n.LOCALE_COOKIE, choice, max_age=400 * 24 * 3600, httponly=True, samesite="lax"
     )

@@ -1,8 +1,8 @@
 """Security headers on every response, and whether a cookie must be marked ``Secure``.
 
-``SECURITY_HEADERS`` are added to every response that did not set its own (by the one ASGI
-middleware, ``app.web.front``, which neither buffers streaming responses nor runs the app in
-another task):
+``SECURITY_HEADERS`` are added to every response that did not set its own (by the pure ASGI
+``app.web.security_headers.SecurityHeadersMiddleware``, which neither buffers streaming
+responses nor runs the app in another task):
 
 - ``Content-Security-Policy``: everything from this origin only; no inline script, no ``eval``,
   no plugins, no framing (``frame-ancestors 'none'``), forms post only to this origin;
@@ -14,7 +14,7 @@ another task):
 
 ``client_address(conn, trusted_proxies)`` is the client's address: the direct peer, or behind a
 trusted proxy the right-most ``X-Forwarded-For`` address that is not itself a trusted proxy.
-``app.web.front`` puts a keyed hash of it in ``app.services.clients.current_address`` for
+``app.web.client_address`` puts a keyed hash of it in ``app.services.clients.current_address`` for
 the request (the address itself is never stored).
 
 ``request_is_https`` tells whether the browser reached us over https, directly or through a
@@ -108,7 +108,7 @@ def _client_address(peer: str, forwarded_for: list[str], trusted_proxies: str) -
 
 def scope_client_address(scope: Scope, forwarded_for: list[str], trusted_proxies: str) -> str:
     """``client_address`` of an ASGI scope (``forwarded_for``: its ``X-Forwarded-For``
-    values), for ``app.web.front``, which reads every header in one pass."""
+    values), for ``app.web.client_address``."""
     client = scope.get("client")
     return _client_address(client[0] if client else "", forwarded_for, trusted_proxies)
 

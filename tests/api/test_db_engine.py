@@ -29,7 +29,7 @@ def test_sqlite_write_transactions_begin_immediate(tmp_path: Any) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'y.db'}")
     seen: list[str] = []
 
-    # What reaches SQLite itself (the BEGIN runs on the driver's connection, app/db/fast.py).
+    # What reaches SQLite itself (the BEGIN emitted by the engine's ``begin`` event).
     @event.listens_for(engine, "connect")
     def _record(dbapi_connection: Any, record: Any) -> None:
         dbapi_connection.set_trace_callback(seen.append)

@@ -21,9 +21,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine, event, text
 
 from app.config import Settings, get_settings
-from app.db.session import loop_engine
 from app.services import devices, ratelimit
-from app.web import inline
 from tests.support.api_client import Player, mirror
 
 DEAL = 5  # a deal whose opening has a legal move
@@ -50,18 +48,13 @@ def _limits(**limits: int) -> Settings:
 
 @pytest.fixture()
 def counted(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Transactions]:
-    """Transactions on the app's engines (on SQLite, actions run on the event loop's engine,
-    ``app.web.inline``), with the rate limits on."""
+    """Transactions on the app's engine, with the rate limits on."""
     limits = _limits(rate_limit_actions=1000, rate_limit_games=1000)
     monkeypatch.setattr(ratelimit, "get_settings", lambda: limits)
     # The identity check (is the cookie's device still linked?) is a read of its own, outside
     # the action's transaction, at most once per ``CONFIRM_SECONDS`` per device: kept out of
     # the count here (a cookie just made is confirmed at once, and stays so for the test).
     monkeypatch.setattr(devices, "CONFIRM_SECONDS", 3600.0)
-    # The loop's periodic WAL checkpoint (every ``CHECKPOINT_EVERY`` actions, a read of the
-    # engine in a worker thread) is no part of an action either: where it fell depended on how
-    # many actions the tests before this one made.
-    monkeypatch.setattr(inline, "CHECKPOINT_EVERY", 10**9)
     seen = Transactions()
 
     def on(kind: str) -> Callable[..., None]:
@@ -73,16 +66,13 @@ def counted(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Transac
 
     listeners = [("begin", on("begun")), ("commit", on("committed"))]
     listeners.append(("rollback", on("rolled_back")))
-    engines = [e for e in (engine, loop_engine()) if e is not None]
-    for e in engines:
-        for name, fn in listeners:
-            event.listen(e, name, fn)
+    for name, fn in listeners:
+        event.listen(engine, name, fn)
     try:
         yield seen
     finally:
-        for e in engines:
-            for name, fn in listeners:
-                event.remove(e, name, fn)
+        for name, fn in listeners:
+            event.remove(engine, name, fn)
 
 
 def _actions_counted(engine: Engine, player: str, scope: str = "actions") -> int:
@@ -196,14 +186,11 @@ def test_each_html_action_is_one_transaction(
     _one(counted)
     assert _actions_counted(engine, player.id, "games") == 3
 
-    # The play page and its plain hint: one read, nothing written. On SQLite it is one
-    # statement on the event loop's connection (atomic by itself: no BEGIN of its own); on
-    # PostgreSQL a read transaction, rolled back.
+    # The play page and its plain hint: one read transaction, rolled back; nothing written.
     counted.reset()
     page = player.get(f"/games/{gid}?hint=1")
     assert page.status_code == 200 and "useful move" in page.text
-    reads = 0 if engine.dialect.name == "sqlite" else 1
-    assert counted.begun == reads and counted.committed == 0, counted.log
+    assert counted.begun == 1 and counted.committed == 0, counted.log
 
 
 def test_a_rate_limited_action_is_one_transaction_that_changes_nothing(

@@ -291,7 +291,7 @@ def test_an_unreachable_database_does_not_fail_the_identity_check(
     on the next request."""
     from sqlalchemy.exc import OperationalError
 
-    from app.web import front
+    from app.web import identity
 
     player = player_of(phone)
     devices.forget(player)
@@ -301,7 +301,7 @@ def test_an_unreachable_database_does_not_fail_the_identity_check(
         calls.append("asked")
         raise OperationalError("SELECT", {}, Exception("the database is down"))
 
-    monkeypatch.setattr(front, "_standing", down)
+    monkeypatch.setattr(identity, "_standing", down)
     for _ in range(2):
         r = phone.get("/api/session")
         assert r.status_code == 200 and r.json()["player"] == player

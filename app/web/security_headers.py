@@ -1,0 +1,33 @@
+"""``SecurityHeadersMiddleware``: the security headers (``app.web.security``) on every
+response that lacks them: pages, the JSON API, static files, refusals made before any route
+(the body limit, CSRF). A pure ASGI middleware: nothing is buffered, streams stream."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.security import SECURITY_HEADERS
+
+_SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
+
+
+class SecurityHeadersMiddleware:
+    """See the module notes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                raw = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in raw}
+                raw.extend(pair for pair in _SECURITY if pair[0] not in present)
+                message["headers"] = raw
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
