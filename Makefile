@@ -8,16 +8,27 @@ PIP := $(PY) -m pip
 
 # The venv, made with $(PYTHON) (>= 3.11); on Debian python3-venv is installed first if missing.
 $(PY):
-	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh venv
-	$(PYTHON) -m venv $(VENV)
+	@echo "==> Creating the Python environment in $(VENV) (first run only)"
+	@PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh venv
+	@$(PYTHON) -m venv $(VENV)
 
 venv: $(PY)
 
-# Make the venv if missing, install, migrate the default SQLite database, serve.
+# Make the venv if missing, install, migrate the default SQLite database, serve; each step
+# says what it does (the first run downloads the packages and compiles the solver core).
+HOST ?= 127.0.0.1
+PORT ?= 8000
 run: $(PY)
-	$(PIP) install -q -e .
-	$(PY) -m alembic upgrade head
-	$(PY) -m uvicorn app.main:app --host 127.0.0.1 --port 8000
+	@echo "==> Installing the app and its packages into $(VENV), compiling the solver core"
+	@echo "    (app/engine/solver/_core.pyx, Cython and gcc) and the translations: about a minute"
+	@echo "    the first time, a few seconds after that"
+	@$(PIP) install -q --progress-bar off -e .
+	@$(PY) -c "from app.engine.solver.core import available as c; \
+	print('    solver core: ' + ('compiled' if c() else 'pure Python (no C compiler or Python headers: slower)'))"
+	@echo "==> Migrating the database ($${DATABASE_URL:-sqlite:///./scorpion.db}: alembic upgrade head)"
+	@$(PY) -m alembic upgrade head
+	@echo "==> Serving Scorpion at http://$(HOST):$(PORT) (Ctrl+C stops it)"
+	@$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT)
 
 # Install what the tests need (Debian's chromium, docker-compose, caddy and valgrind when
 # missing, then the pip packages), lint, then the whole suite: everything but the browser
