@@ -42,7 +42,8 @@ MADE_KINDS = ("move", "deal")  # the actions moves made counts (undo and redo ar
 _GAMES = cast(Table, GameRow.__table__)
 _ACTIONS = cast(Table, MoveLog.__table__)
 # An action's three statements (and the play page's read), built once at import.
-SELECT_GAME = select(*_GAMES.columns).where(
+GAME_COLUMNS = tuple(_GAMES.columns)
+SELECT_GAME = select(*GAME_COLUMNS).where(
     _GAMES.c.id == bindparam("gid"), _GAMES.c.player_id == bindparam("pid")
 )
 _SELECT_FOR_ACTION = SELECT_GAME.with_for_update()  # (PostgreSQL; SQLite: BEGIN IMMEDIATE)

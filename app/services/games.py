@@ -34,19 +34,19 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from app import observability
 from app.db.models import GameRow, MoveLog, PlayerSettings
 from app.engine import Action, Game
 
-from .actions import SELECT_GAME, act
-from .common import ensure_player, read_connection, read_one, read_tx
+from .actions import GAME_COLUMNS, SELECT_GAME, act
+from .common import ensure_player, read_one, read_tx
 from .errors import InvalidRequest, NotFound
 from .game_core import game_state, load_game, logged_action, start_game
 from .new_deals import check_variant, resolve_deal, winnable_deal
-from .players import get_display
+from .players import DISPLAY_COLUMNS, display_of
 from .race import continue_entry, entry_of_restart
 from .ratelimit import counted_tx, rate_limits_on
 from .types import Display, GameState, Hints
@@ -66,15 +66,26 @@ def get_game(db: Session | Connection, player_id: str, game_id: str) -> GameStat
     return game_state(SimpleNamespace(**found))
 
 
+# The whole play page's one statement: the game and, outer-joined, its player's display
+# settings (``get_display``'s columns; NULLs for a player without settings).
+SELECT_GAME_AND_DISPLAY = (
+    select(*GAME_COLUMNS, *DISPLAY_COLUMNS)
+    .outerjoin(PlayerSettings, PlayerSettings.player_id == GameRow.player_id)
+    .where(GameRow.id == bindparam("gid"), GameRow.player_id == bindparam("pid"))
+)
+
+
 def get_game_and_display(
     db: Session | Connection, player_id: str, game_id: str
 ) -> tuple[GameState, Display]:
     """``get_game`` and the player's display settings (``get_display``): the whole play
-    page's one read, on one connection and in one transaction."""
-    if isinstance(db, Connection):
-        return get_game(db, player_id, game_id), get_display(db, player_id)
-    with read_connection(db) as conn:
-        return get_game(conn, player_id, game_id), get_display(conn, player_id)
+    page's read, one statement (``SELECT_GAME_AND_DISPLAY``); ``NotFound`` as ``get_game``."""
+    if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+        raise NotFound()
+    found = read_one(db, SELECT_GAME_AND_DISPLAY, {"gid": game_id, "pid": player_id})
+    if found is None:
+        raise NotFound()
+    return game_state(SimpleNamespace(**found)), display_of(found)
 
 
 @observability.count_action("hint")

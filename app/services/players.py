@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import date, timedelta
 from enum import Enum
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
@@ -81,8 +82,16 @@ def get_display(db: Session | Connection, player_id: str) -> Display:
     """How the player's pages look (defaults for a player without settings): one primary-key
     read, a Core statement (every page asks, the play page with its game's read). ``db``: a
     session (its own short read) or a Core connection (in the caller's transaction)."""
-    found = read_one(db, _SELECT_DISPLAY, {"pid": player_id})
-    if found is None:
+    return display_of(read_one(db, _SELECT_DISPLAY, {"pid": player_id}))
+
+
+DISPLAY_COLUMNS = (_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards)
+
+
+def display_of(found: Mapping[str, Any] | None) -> Display:
+    """The ``Display`` of a row holding ``DISPLAY_COLUMNS`` (None, or NULLs of an outer
+    join: a player without settings, the defaults)."""
+    if found is None or found["theme"] is None:
         return Display()
     theme = found["theme"] if found["theme"] in THEMES else "auto"
     return Display(bool(found["four_colour"]), theme, bool(found["large_cards"]))

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import asyncio
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from app.config import get_settings
-from app.web.asgi import json_detail_reply
+from app.web.asgi import HttpMiddleware, first_headers, json_detail_reply
 
 # What is read and thrown away of a refused body at most, and for how long, before answering.
 DRAIN_BYTES = 32 * 1024 * 1024
@@ -125,26 +125,16 @@ class BodyGuard:
 IMPORT_PATHS = frozenset({"/privacy/import", "/api/player/import"})
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     """The cap of the module notes on every request's body (the process's settings)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         shared = get_settings()
         limit = shared.max_body_bytes
         if scope["path"] in IMPORT_PATHS and scope["method"] == "POST":
             limit = max(limit, shared.max_import_bytes)
-        length = expect = None
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and length is None:
-                length = value
-            elif name == b"expect" and expect is None:
-                expect = value
+        found = first_headers(scope, (b"content-length", b"expect"))
+        length, expect = found.get(b"content-length"), found.get(b"expect")
         if declared_too_large(length, limit):
             await refuse(send, limit, receive if may_drain(length, expect) else None)
             return

@@ -4,24 +4,19 @@
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app.config import get_settings
 from app.services.clients import current_address, keyed_address
+from app.web.asgi import HttpMiddleware
 from app.web.security import scope_client_address
 
 
-class ClientAddressMiddleware:
+class ClientAddressMiddleware(HttpMiddleware):
     """See the module notes."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        forwarded = [
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        forwarded = [  # (every value: a proxy may add a header of its own)
             value.decode("latin-1")
             for name, value in scope.get("headers", ())
             if name == b"x-forwarded-for"

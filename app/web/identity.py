@@ -22,7 +22,7 @@ from app.config import Settings, get_settings
 from app.db.session import get_engine
 from app.services import devices
 from app.services.common import current_device
-from app.web.asgi import json_detail_reply
+from app.web.asgi import HttpMiddleware, first_headers, json_detail_reply
 from app.web.deps import CSRF_HEADERS, UNSAFE_METHODS, check_unsafe, identify
 
 _WANTED = frozenset({b"cookie", b"user-agent"}) | CSRF_HEADERS
@@ -33,21 +33,15 @@ def _standing(player_id: str, device_id: str, agent: str) -> bool:
         return devices.standing(conn, player_id, device_id, agent)
 
 
-class IdentityMiddleware:
+class IdentityMiddleware(HttpMiddleware):
     """See the module notes. ``settings``: the app's (tests), else the process's."""
 
     def __init__(self, app: ASGIApp, settings: Settings | None = None) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        found: dict[bytes, bytes] = {}
-        for name, value in scope.get("headers", ()):
-            if name in _WANTED:
-                found.setdefault(name, value)
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = first_headers(scope, _WANTED)
         settings = self.settings or get_settings()
         cookie = found.get(b"cookie")
         cookie_text = cookie.decode("latin-1") if cookie else None

@@ -5,32 +5,27 @@ Both inputs are kept in ``scope["state"]`` for the pages (``locale_cookie``,
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app import i18n
+from app.web.asgi import HttpMiddleware, first_headers
+
+_WANTED = (b"cookie", b"accept-language")
 
 
-class LanguageMiddleware:
+class LanguageMiddleware(HttpMiddleware):
     """See the module notes."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        cookie = accept = None
-        for name, value in scope.get("headers", ()):
-            if name == b"cookie" and cookie is None:
-                cookie = value.decode("latin-1")
-            elif name == b"accept-language" and accept is None:
-                accept = value.decode("latin-1")
-        choice = i18n.cookie_choice(cookie)
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = first_headers(scope, _WANTED)
+        cookie, accept = (found.get(name) for name in _WANTED)
+        cookie_text = cookie.decode("latin-1") if cookie is not None else None
+        accept_text = accept.decode("latin-1") if accept is not None else None
+        choice = i18n.cookie_choice(cookie_text)
         state = scope.setdefault("state", {})
         state["locale_cookie"] = choice
-        state["accept_language"] = accept
-        token = i18n.current_locale.set(i18n.choose(choice, accept))
+        state["accept_language"] = accept_text
+        token = i18n.current_locale.set(i18n.choose(choice, accept_text))
         try:
             await self.app(scope, receive, send)
         finally:

@@ -22,11 +22,13 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import observability as obs
+from app.web.asgi import HttpMiddleware, first_headers
 from app.web.ops import route_template
 
 access_log = logging.getLogger("scorpion.access")
 
 ROUTE_LABEL = "route_label"  # scope key: the metrics' label of a request no route answers
+_REQUEST_ID = (b"x-request-id",)
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _EVENT_STREAM = b"text/event-stream"
 _TIMERS: dict[tuple[str, str, int], Any] = {}  # the latency histogram's children, by labels
@@ -62,22 +64,15 @@ def _access_log(message: str, args: tuple[Any, ...], extra: dict[str, Any]) -> N
         access_log.handle(record)
 
 
-class RequestLogMiddleware:
+class RequestLogMiddleware(HttpMiddleware):
     """See the module notes."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+        super().__init__(app)
         obs.install_database_listener()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        incoming = ""
-        for name, value in scope.get("headers", ()):
-            if name == b"x-request-id":
-                incoming = value.decode("latin-1")
-                break
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        incoming = first_headers(scope, _REQUEST_ID).get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _REQUEST_ID_RE.fullmatch(incoming) else os.urandom(16).hex()
         token = obs.REQUEST_ID.set(request_id)
         rid = request_id.encode()

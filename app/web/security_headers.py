@@ -4,23 +4,18 @@ response that lacks them: pages, the JSON API, static files, refusals made befor
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
 from app.web.security import SECURITY_HEADERS
 
 _SECURITY = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(HttpMiddleware):
     """See the module notes."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
 
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
