@@ -16,8 +16,6 @@ venv: $(PY)
 
 # Make the venv if missing, install, migrate the default SQLite database, serve; each step
 # says what it does (the first run downloads the packages and compiles the solver core).
-HOST ?= 127.0.0.1
-PORT ?= 8000
 run: $(PY)
 	@echo "==> Installing the app and its packages into $(VENV), compiling the solver core"
 	@echo "    (app/engine/solver/_core.pyx, Cython and gcc) and the translations: about a minute"
@@ -27,8 +25,8 @@ run: $(PY)
 	print('    solver core: ' + ('compiled' if c() else 'pure Python (no C compiler or Python headers: slower)'))"
 	@echo "==> Migrating the database ($${DATABASE_URL:-sqlite:///./scorpion.db}: alembic upgrade head)"
 	@$(PY) -m alembic upgrade head
-	@echo "==> Serving Scorpion at http://$(HOST):$(PORT) (Ctrl+C stops it)"
-	@$(PY) -m uvicorn app.main:app --host $(HOST) --port $(PORT)
+	@echo "==> Serving Scorpion at http://127.0.0.1:8000 (Ctrl+C stops it)"
+	@$(PY) -m uvicorn app.main:app --host 127.0.0.1 --port 8000
 
 # Install what the tests need (Debian's chromium, docker-compose, caddy and valgrind when
 # missing, then the pip packages), lint, then the whole suite: everything but the browser
