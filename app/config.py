@@ -57,9 +57,11 @@ Environment variables (all optional in development):
   ``LOG_LEVEL``: ``info`` (default), ``debug``, ``warning`` or ``error``.
 - ``PROMETHEUS_MULTIPROC_DIR`` (read by ``app/observability.py``, not here): where the workers
   of one server add up their metrics; see that module.
-- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``: live race event streams one player
-  may hold open on one worker (default 4) and one worker holds in all (default 1000); one more
-  is refused with ``429`` and ``Retry-After`` (``app/services/race_hub.py``).
+- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``, ``MAX_STREAMS_PER_ADDRESS``: live
+  race event streams one player may hold open on one worker (default 4), one worker holds in
+  all (default 1000) and one client address (an IPv6 client by its /64) may hold open on one
+  worker, with or without a cookie (default 16); one more is refused with ``429`` and
+  ``Retry-After`` (``app/services/race_hub.py``).
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     max_streams_per_player: int = Field(default=4, ge=1)
     max_streams_per_worker: int = Field(default=1000, ge=1)
+    max_streams_per_address: int = Field(default=16, ge=1)
     stream_seconds: float = Field(default=600.0, gt=0, le=3600)
 
     @field_validator("database_url")

@@ -118,7 +118,9 @@ class LinkCode(Base):
 
 class DeletedPlayer(Base):
     """A tombstone: the keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of a player id whose
-    owner chose "Delete everything". The id itself is not kept; it can never come back."""
+    owner chose "Delete everything". The id itself is not kept; it can never come back.
+    Also, under another keyed message, of a removed device (player, device:
+    ``app.services.devices.removal_key``): that cookie never reaches the player again."""
 
     __tablename__ = "deleted_players"
 

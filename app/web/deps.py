@@ -16,7 +16,9 @@ The player's database row is created lazily by the first service that writes, so
 brand-new id works everywhere (empty statistics, default settings). The signature has no
 expiry: cookies stay valid across restarts while ``SECRET_KEY`` does.
 
-CSRF: the token is an HMAC of the player id (``csrf_token_for``); every POST, PUT, PATCH and
+CSRF: the token is an HMAC of the player id and the device id (``csrf_token_for``: a
+device's token is refused with another device's cookie; the first device's is the player's
+token from before devices); every POST, PUT, PATCH and
 DELETE must carry it in the ``X-CSRF-Token`` header or the ``csrf_token`` form field. Requests
 a browser marks as cross-site (``Sec-Fetch-Site: cross-site``) or whose ``Origin`` is not this
 site (nor a ``TRUSTED_ORIGINS`` entry) are refused too (``check_unsafe``). A refused request
@@ -100,14 +102,21 @@ def _unsigned(secret_key: str, value: str) -> tuple[str, str] | None:
     return player_id, device_id or FIRST_DEVICE
 
 
-def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
-    """The CSRF token of ``player_id`` (HMAC-SHA256 with ``SECRET_KEY``)."""
-    return _csrf_token((settings or get_settings()).secret_key, player_id)
+def csrf_token_for(
+    player_id: str, settings: Settings | None = None, device_id: str | None = None
+) -> str:
+    """The CSRF token of device ``device_id`` of ``player_id`` (HMAC-SHA256 with
+    ``SECRET_KEY``): each device has its own; the first device's (None, ``first``) is the
+    player's token from before devices."""
+    return _csrf_token((settings or get_settings()).secret_key, player_id, device_id)
 
 
 @lru_cache(maxsize=4096)
-def _csrf_token(secret_key: str, player_id: str) -> str:
-    return hmac.new(secret_key.encode(), b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
+def _csrf_token(secret_key: str, player_id: str, device_id: str | None) -> str:
+    message = "csrf:" + player_id
+    if device_id not in (None, FIRST_DEVICE):
+        message += f":{device_id}"
+    return hmac.new(secret_key.encode(), message.encode(), hashlib.sha256).hexdigest()
 
 
 def token_matches(expected: str, token: str | None) -> bool:
@@ -178,7 +187,7 @@ def identify(
     state["player_id"] = player_id
     state["device_id"] = device_id
     state["player_is_new"] = is_new
-    token = state["csrf_token"] = csrf_token_for(player_id, settings)
+    token = state["csrf_token"] = csrf_token_for(player_id, settings, device_id)
     new_cookie: list[tuple[bytes, bytes]] = []
     if is_new:
         header = player_cookie(HTTPConnection(scope), settings, player_id, device_id)
@@ -378,12 +387,15 @@ DeviceId = Annotated[str, Depends(get_device_id)]
 CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
-def become_device(request: Request, response: Response, player_id: str, device_id: str) -> None:
+def become_device(request: Request, response: Response, player_id: str, device_id: str) -> str:
     """After linking: the browser's cookie now names device ``device_id`` of ``player_id``
-    (instead of any new player's cookie the middleware would set)."""
-    request.scope.setdefault("state", {})["identity_cleared"] = True
+    (instead of any new player's cookie the middleware would set). Returns that device's CSRF
+    token (for the forms of the page that answers)."""
+    state = request.scope.setdefault("state", {})
+    state["identity_cleared"] = True
     header = player_cookie(request, get_settings(), player_id, device_id)
     response.headers.append("set-cookie", header)
+    return csrf_token_for(player_id, device_id=device_id)
 
 
 def clear_identity(request: Request, response: Response) -> None:

@@ -153,6 +153,14 @@ MESSAGES += (
     N_("There is no such device."),
     N_("This device is already linked to that player."),
     N_(
+        "A device can remove itself and the devices linked after it, not one linked before it: "
+        "remove this one from an older device."
+    ),
+    N_(
+        "This device was removed from its player on another device, so it can no longer "
+        "change or read that player's data. Reload the page to start afresh as a new player."
+    ),
+    N_(
         "This device has games or results of its own. Tick the box to confirm that you "
         "leave them behind."
     ),
@@ -179,6 +187,14 @@ PATTERNS += (
         "Check it, or make a new one on the other device."
     ),
     N_("A link code has {n} letters and digits, like ABCD-EFGH."),
+    N_(
+        "Too many live updates open: at most {n} at a time per player. Close another tab "
+        "showing a race, then try again in {n2} seconds."
+    ),
+    N_(
+        "Too many live updates open from your address: at most {n} at a time. Close another "
+        "tab showing a race, then try again in {n2} seconds."
+    ),
     N_("Too many link codes: at most {n} every {n2} minutes. Please wait {n3} seconds."),
     N_(
         "Too many link codes tried: at most {n} every {n2} minutes. Please wait {n3} seconds "

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app import i18n
+from app.config import get_settings
 from app.db.session import request_session
 from app.engine import Move
 from app.i18n import N_, gettext
@@ -34,6 +35,7 @@ from app.web import board_html
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.display import current_display, html_class, known_display
 from app.web.messages import translate
+from app.web.security import cookie_secure
 from app.web.templating import templates
 from app.web.view import board_view
 
@@ -174,15 +176,22 @@ def render(
     response.headers["Cache-Control"] = "no-store"
     response.headers["Content-Language"] = i18n.current_locale.get()
     if remember is not None:
-        set_locale_cookie(response, remember)
+        set_locale_cookie(request, response, remember)
     return response
 
 
-def set_locale_cookie(response: Response, choice: str) -> None:
+def set_locale_cookie(request: Request, response: Response, choice: str) -> None:
     """This device's copy of the player's language (``PlayerSettings.locale``; ``auto``:
-    follow the browser), read by the front middleware on every request."""
+    follow the browser), read by the front middleware on every request. ``Secure`` where the
+    player cookie is (``COOKIE_SECURE``)."""
+    settings = get_settings()
     response.set_cookie(
-        i18n.LOCALE_COOKIE, choice, max_age=400 * 24 * 3600, httponly=True, samesite="lax"
+        i18n.LOCALE_COOKIE,
+        choice,
+        max_age=400 * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=cookie_secure(request, settings.cookie_secure, settings.trusted_proxies),
     )
 
 

@@ -25,6 +25,7 @@ from app.db.models import (
 )
 
 from ..common import read_tx
+from ..devices import require_standing
 from .file import (
     ACTION_COLUMNS,
     FORMAT,
@@ -62,6 +63,7 @@ def export_player_data(
     settings = settings or get_settings()
     now = now or utcnow()
     with read_tx(db):
+        require_standing(db, player_id)
         player = db.get(Player, player_id)
         prefs = db.get(PlayerSettings, player_id)
         profile = db.get(PlayerProfile, player_id)

@@ -22,6 +22,7 @@ from app.db.models import (
 )
 
 from ..common import ensure_player, new_game_id, write_tx
+from ..devices import require_standing
 from ..ratelimit import consume
 from .checks import read_document, refuse, unsealed
 from .file import ACTION_COLUMNS, Document
@@ -61,6 +62,7 @@ def import_player_data(
         )
     with write_tx(db):
         prefs = ensure_player(db, player_id)
+        require_standing(db, player_id)
         _clear(db, player_id)
         return _write(db, player_id, prefs, document, settings)
 
