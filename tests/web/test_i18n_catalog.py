@@ -103,6 +103,7 @@ ALLOWED = {
     "Esc",
     "Ctrl",
     "IP",
+    "IPv",  # (IPv6: the word pattern stops at the digit)
     "YYYY",
     "MM",
     "DD",
