@@ -11,7 +11,7 @@ limits of linking hold for IPv6 (item 3), on SQLite and PostgreSQL.
 - The CSRF token is the device's own.
 - A device may remove itself and the devices linked after it, never an older one.
 - After retention removes the player, a device removed earlier does not become it again.
-- Link codes entered are limited per IPv6 /64 and per player.
+- Link codes entered are limited per IPv6 /64 and per player; new players a minute per /64.
 """
 
 from __future__ import annotations
@@ -231,3 +231,17 @@ def test_the_export_still_answers_the_device_that_stands(app: FastAPI) -> None:
     link(phone, laptop)
     document = json.loads(laptop.get("/api/player/export").content)
     assert [g["status"] for g in document["games"]] == ["won"]
+
+
+def test_new_players_from_one_ipv6_64_are_counted_together(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every per-address limit keys an IPv6 client by its /64: here new players a minute."""
+    settings = get_settings()
+    monkeypatch.setattr(settings, "rate_limits", "on")
+    monkeypatch.setattr(settings, "new_players_per_minute", 2)
+    net = f"2001:db8:{uuid.uuid4().int % 65536:x}:{uuid.uuid4().int % 65536:x}"
+    for n in range(2):
+        client_at(app, f"{net}:{n:x}::{n + 1:x}").new_game(deal_number=3)
+    r = client_at(app, f"{net}:ff::9").post("/api/games", {"variant": "scorpion"})
+    assert "Too many new players from your address" in assert_error(r, 429)
