@@ -97,19 +97,31 @@ async def _caps(server: LiveServer, token: str) -> None:
         await clients[0].aclose()
         fresh = httpx2.AsyncClient(base_url=server.url, cookies=a.cookies, timeout=timeout)
         clients.append(fresh)
-        for _ in range(50):  # the server notices the closed connection within moments
-            r6, t6 = await _open(fresh, path)
-            tasks.append(t6)
-            if r6.status_code == 200:
-                break
-            await asyncio.sleep(0.2)
-        assert r6.status_code == 200
+        assert (await _open_when_free(fresh, path, tasks)).status_code == 200
     finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in clients:
-            await client.aclose()
+        await _close(tasks, clients)
+
+
+async def _open_when_free(
+    client: httpx2.AsyncClient, path: str, tasks: list[asyncio.Task[None]]
+) -> httpx2.Response:
+    """Open a stream, trying again while its slot is still taken (the server notices a closed
+    connection within moments); its task joins ``tasks``."""
+    for _ in range(50):
+        response, task = await _open(client, path)
+        tasks.append(task)
+        if response.status_code == 200:
+            break
+        await asyncio.sleep(0.2)
+    return response
+
+
+async def _close(tasks: list[asyncio.Task[None]], clients: list[httpx2.AsyncClient]) -> None:
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for client in clients:
+        await client.aclose()
 
 
 def test_streams_are_capped_per_player_and_per_worker(capped_server: LiveServer) -> None:
@@ -149,19 +161,9 @@ async def _cookieless(server: LiveServer, token: str) -> None:
         tasks[0].cancel()
         await asyncio.gather(tasks[0], return_exceptions=True)
         await clients[0].aclose()
-        for _ in range(50):
-            r4, t4 = await _open(clients[3], path)
-            tasks.append(t4)
-            if r4.status_code == 200:
-                break
-            await asyncio.sleep(0.2)
-        assert r4.status_code == 200
+        assert (await _open_when_free(clients[3], path, tasks)).status_code == 200
     finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in clients:
-            await client.aclose()
+        await _close(tasks, clients)
 
 
 def test_streams_without_a_cookie_are_capped_per_address(
