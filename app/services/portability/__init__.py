@@ -22,7 +22,7 @@ the summary); a game id another player holds here gets a new id.
 
 from __future__ import annotations
 
-from .checks import read_document
+from .checks import read_document, too_large
 from .export import export_player_data
 from .file import FORMAT, VERSION, Document, ImportRefused, canonical, seal, signature, unseal
 from .restore import ImportSummary, import_player_data
@@ -39,5 +39,6 @@ __all__ = [
     "read_document",
     "seal",
     "signature",
+    "too_large",
     "unseal",
 ]
