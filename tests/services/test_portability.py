@@ -4,6 +4,7 @@ malformed or inconsistent file is refused with a clear message and nothing is wr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import threading
@@ -22,7 +23,7 @@ from app.config import get_settings
 from app.db.models import GameRow, RaceEntry
 from app.db.session import make_engine
 from app.engine import Game, parse_deal
-from app.services import analysis, challenges, daily, days, profiles
+from app.services import analysis, challenges, daily, days, players, profiles
 from app.services.common import write_tx
 from app.services.leaderboard import leaderboard
 from app.services.portability import (
@@ -30,6 +31,7 @@ from app.services.portability import (
     ImportRefused,
     export_player_data,
     import_player_data,
+    restore,
     seal,
     signature,
 )
@@ -406,31 +408,48 @@ def test_a_byte_order_mark_is_accepted(db: Session) -> None:
     assert summary.games == 4
 
 
-def test_two_players_import_one_file_at_once(db: Session, engine: Engine) -> None:
+def test_two_players_import_one_file_at_once(
+    db: Session, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two players import one file whose game ids nobody holds here any more (its player
+    deleted everything), their transactions overlapping: each gets games of its own under
+    fresh ids, and neither import fails on a taken id (PostgreSQL: a unique violation)."""
     source = played(db)
     raw = export_player_data(db, source)
+    file_ids = {g["id"] for g in json.loads(raw)["games"]}
+    players.delete_player(db, source)
     factory = sessionmaker(bind=engine, expire_on_commit=False)
-    players = [new_player() for _ in range(4)]
-    start = threading.Barrier(len(players))
+    importers = [new_player(), new_player()]
+    # Each import waits, after writing and before committing, for the other to write too
+    # (at most 2 s: on SQLite the second waits for the first's write lock instead).
+    written = threading.Barrier(len(importers))
+    write = restore._write
+
+    def write_then_wait(*args: Any, **kw: Any) -> Any:
+        summary = write(*args, **kw)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            written.wait(timeout=2)
+        return summary
+
+    monkeypatch.setattr(restore, "_write", write_then_wait)
     failures: list[BaseException] = []
 
     def run(player: str) -> None:
         with factory() as session:
-            start.wait()
             try:
                 import_player_data(session, player, raw, confirmed=True)
             except BaseException as exc:  # noqa: BLE001 (reported below)
                 failures.append(exc)
 
-    threads = [threading.Thread(target=run, args=(p,)) for p in players]
+    threads = [threading.Thread(target=run, args=(p,)) for p in importers]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert failures == []
-    ids = [{g.id for g in services.saved_games(db, p)} for p in players]
+    ids = [{g.id for g in services.saved_games(db, p)} for p in importers]
     assert all(len(i) == 2 for i in ids)
-    assert len(set().union(*ids)) == 2 * len(players)
+    assert not ids[0] & ids[1] and not (ids[0] | ids[1]) & file_ids
 
 
 def version_1(db: Session, raw: bytes) -> bytes:
