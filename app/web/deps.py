@@ -34,21 +34,20 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import parse_qsl, urlsplit
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
-from python_multipart.exceptions import MultipartParseError
-from python_multipart.multipart import MultipartParser, parse_options_header
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection, cookie_parser
-from starlette.types import Message, Receive, Scope
+from starlette.types import Receive, Scope
 
 from app.config import Settings, get_settings
 from app.db.session import request_session
 from app.services import new_player_id
 from app.services.common import FIRST_DEVICE
+from app.web.form_body import body_once, multipart_token
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -256,29 +255,15 @@ async def check_unsafe(
     return None, receive
 
 
-def _body_once(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives the whole ``body`` once, then defers to ``then``."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await then()
-
-    return receive
-
-
 async def _form_token(
     scope: Scope, receive: Receive, content_type: str
 ) -> tuple[str | None, Receive]:
     """Read the ``csrf_token`` field of a form body (``content_type``: the request's); the
     body is replayed to the app. A multipart body is read only up to its ``csrf_token`` part
-    (``_multipart_token``): a data file after it is streamed to the app, not held here."""
+    (``app.web.form_body.multipart_token``): a data file after it streams to the app."""
     kind = content_type.split(";")[0].strip().lower()
     if kind == "multipart/form-data":
-        return await _multipart_token(receive, content_type)
+        return await multipart_token(receive, content_type, CSRF_FIELD, MAX_FORM_BYTES)
     if kind != "application/x-www-form-urlencoded":
         return None, receive
     chunks: list[bytes] = []
@@ -298,105 +283,7 @@ async def _form_token(
     pairs = urlencoded_pairs(body.decode("latin-1"))
     token = next((value for name, value in pairs if name == CSRF_FIELD), None)
     scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
-    return token, _body_once(body, receive)
-
-
-class _TokenPart:
-    """python-multipart's callbacks that keep the value of the ``csrf_token`` part."""
-
-    def __init__(self) -> None:
-        self.header = b""
-        self.value = b""
-        self.name: bytes | None = None
-        self.token: str | None = None
-        self.done = False
-
-    def callbacks(self) -> dict[str, Any]:
-        def on_header_field(data: bytes, start: int, end: int) -> None:
-            self.header += data[start:end]
-
-        def on_header_value(data: bytes, start: int, end: int) -> None:
-            if self.header.lower() == b"content-disposition":
-                self.value += data[start:end]
-
-        def on_header_end() -> None:
-            if self.header.lower() == b"content-disposition":
-                _, options = parse_options_header(self.value)
-                self.name = options.get(b"name")
-            self.header = self.value = b""
-
-        def on_headers_finished() -> None:
-            self.value = b""
-
-        def on_part_data(data: bytes, start: int, end: int) -> None:
-            if self.name == CSRF_FIELD.encode():
-                self.value += data[start:end]
-                if len(self.value) > 1024:
-                    self.name = None  # not a token: too long
-
-        def on_part_end() -> None:
-            if self.name == CSRF_FIELD.encode() and self.token is None:
-                self.token = self.value.decode("latin-1")
-                self.done = True
-            self.name = None
-            self.value = b""
-
-        return {
-            "on_header_field": on_header_field,
-            "on_header_value": on_header_value,
-            "on_header_end": on_header_end,
-            "on_headers_finished": on_headers_finished,
-            "on_part_data": on_part_data,
-            "on_part_end": on_part_end,
-        }
-
-
-async def _multipart_token(receive: Receive, content_type: str) -> tuple[str | None, Receive]:
-    """The ``csrf_token`` of a multipart form body, read chunk by chunk up to the end of that
-    part (at most ``MAX_FORM_BYTES`` before it); the chunks read are replayed to the app, then
-    the rest of the body from ``receive``. Not found: ``None`` (the request is refused)."""
-    _, options = parse_options_header(content_type)
-    boundary = options.get(b"boundary")
-    if not boundary:
-        return None, receive
-    part = _TokenPart()
-    parser = MultipartParser(boundary, part.callbacks())  # type: ignore[arg-type]
-    chunks: list[bytes] = []
-    size = 0
-    more = True
-    try:
-        while more and not part.done:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            chunks.append(chunk)
-            more = bool(message.get("more_body", False))
-            size += len(chunk)
-            if size > MAX_FORM_BYTES and not part.done:
-                parser.write(chunk[: max(0, MAX_FORM_BYTES - size + len(chunk))])
-                break
-            parser.write(chunk)
-    except MultipartParseError:
-        return None, receive
-    body = b"".join(chunks)
-    if not more:
-        return part.token, _body_once(body, receive)
-    return part.token, _body_then(body, receive)
-
-
-def _body_then(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives ``body`` first (more to come), then defers to ``then``."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": True}
-        return await then()
-
-    return receive
+    return token, body_once(body, receive)
 
 
 # -- dependencies for routes -------------------------------------------------------------------

@@ -276,6 +276,24 @@ def test_an_oversized_upload_is_refused_on_the_page(laptop: Browser, engine: Eng
     assert player_rows(engine, target) == before
 
 
+def test_a_large_upload_still_needs_its_csrf_token(laptop: Browser, engine: Engine) -> None:
+    """The CSRF check reads a multipart form only up to its ``csrf_token`` field: a form
+    without it, or with a wrong one, is refused (403) whatever the file after it."""
+    refresh(laptop)
+    target = player_of(laptop)
+    before = player_rows(engine, target)
+    big = b"{" + b" " * (MAX_FORM_BYTES * 2) + b"}"
+    for data in ({"confirm": "on"}, {"csrf_token": "wrong", "confirm": "on"}):
+        r = laptop.http.post(
+            "/privacy/import",
+            data=data,
+            files={"file": ("scorpion-data.json", big, "application/json")},
+            follow_redirects=False,
+        )
+        assert r.status_code == 403 and "security token" in r.json()["detail"]
+    assert player_rows(engine, target) == before
+
+
 def test_hostile_files_are_refused_on_the_page(laptop: Browser, engine: Engine) -> None:
     refresh(laptop)
     target = player_of(laptop)

@@ -168,7 +168,7 @@ def _check_game(g: GameData | GameDataV2, settings: Settings) -> CheckedGame:
         game = Game.new(g.variant, parse_deal(deal, g.variant))
         for a in actions:
             game.apply(_action(a))
-    except (EngineError, DealError, ValueError, TypeError, KeyError, IndexError):
+    except (EngineError, DealError, ValueError, TypeError, KeyError, IndexError, OverflowError):
         raise refuse(
             f"This data file is not consistent: the move log of game {g.id} does not replay."
         ) from None
