@@ -46,9 +46,10 @@ Environment variables (all optional in development):
 - ``LINK_CODES_PER_WINDOW``, ``LINK_TRIES_PER_WINDOW``: link codes one player may make
   (default 5) and link codes one client address may enter, right or wrong (default 10), per
   10 minutes (``app/services/devices.py``); off with ``RATE_LIMITS=off``.
-- ``MAX_IMPORT_BYTES``: the largest data file the privacy page's import accepts (default
-  900000 bytes, at most 990000: the CSRF check reads a form body up to 1000000); the one
-  route with a cap above ``MAX_BODY_BYTES``.
+- ``MAX_IMPORT_BYTES``: the largest data file the import accepts (default 8000000 bytes, at
+  most 30000000: an export of 1,000 finished games of ~90 actions is about 1.6 MB); the two
+  import routes are the ones with a cap above ``MAX_BODY_BYTES``, and the body is streamed
+  (the CSRF check reads a multipart form only up to its ``csrf_token`` field).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 - ``METRICS_ALLOW``: client addresses/networks (comma separated CIDRs, or ``*``) that may read
@@ -106,7 +107,7 @@ class Settings(BaseSettings):
     # client address, per 10 minutes; the import of a data file (app/services/portability/).
     link_codes_per_window: int = Field(default=5, ge=1)
     link_tries_per_window: int = Field(default=10, ge=1)
-    max_import_bytes: int = Field(default=900_000, ge=1024, le=990_000)
+    max_import_bytes: int = Field(default=8_000_000, ge=1024, le=30_000_000)
     # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.
     metrics_allow: str = "127.0.0.1/8,::1"
     log_format: Literal["plain", "json"] = "plain"

@@ -43,12 +43,13 @@ from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection, cookie_parser
-from starlette.types import Message, Receive, Scope
+from starlette.types import Receive, Scope
 
 from app.config import Settings, get_settings
 from app.db.session import request_session
 from app.services import new_player_id
 from app.services.common import FIRST_DEVICE
+from app.web.form_body import body_once, multipart_token
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -263,31 +264,16 @@ async def check_unsafe(
     return None, receive
 
 
-def _body_once(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives the whole ``body`` once, then defers to ``then``."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await then()
-
-    return receive
-
-
-async def _disconnected() -> Message:
-    return {"type": "http.disconnect"}
-
-
 async def _form_token(
     scope: Scope, receive: Receive, content_type: str
 ) -> tuple[str | None, Receive]:
     """Read the ``csrf_token`` field of a form body (``content_type``: the request's); the
-    body is replayed to the app."""
-    content_type = content_type.split(";")[0].strip().lower()
-    if content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+    body is replayed to the app. A multipart body is read only up to its ``csrf_token`` part
+    (``app.web.form_body.multipart_token``): a data file after it streams to the app."""
+    kind = content_type.split(";")[0].strip().lower()
+    if kind == "multipart/form-data":
+        return await multipart_token(receive, content_type, CSRF_FIELD, MAX_FORM_BYTES)
+    if kind != "application/x-www-form-urlencoded":
         return None, receive
     chunks: list[bytes] = []
     size = 0
@@ -303,20 +289,10 @@ async def _form_token(
         chunks.append(chunk)
         more = bool(message.get("more_body", False))
     body = b"".join(chunks)
-    token: str | None = None
-    if content_type == "application/x-www-form-urlencoded":
-        pairs = urlencoded_pairs(body.decode("latin-1"))
-        token = next((value for name, value in pairs if name == CSRF_FIELD), None)
-        scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
-    else:
-        try:
-            form = await Request(scope, _body_once(body, _disconnected)).form()
-            value = form.get(CSRF_FIELD)
-            token = value if isinstance(value, str) else None
-            await form.close()
-        except Exception:
-            token = None
-    return token, _body_once(body, receive)
+    pairs = urlencoded_pairs(body.decode("latin-1"))
+    token = next((value for name, value in pairs if name == CSRF_FIELD), None)
+    scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
+    return token, body_once(body, receive)
 
 
 # -- dependencies for routes -------------------------------------------------------------------

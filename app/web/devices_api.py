@@ -153,7 +153,12 @@ class ImportedOut(BaseModel):
     results: int = Field(description="Results (statistics events) imported.")
     race_entries: int = Field(description="Race entries imported.")
     left_out_race_entries: int = Field(
-        description="Race entries of races this site does not have (left out)."
+        description="Race entries left out: of races this site does not have, of a race still "
+        "open, of another player (the file's), or of a race this player has an entry on here."
+    )
+    left_out_games: int = Field(0, description="Games of a race still open (left out).")
+    kept_games: int = Field(
+        0, description="Games of the file this player still has here: kept as they are here."
     )
 
 
@@ -186,4 +191,6 @@ async def post_import(
         results=summary.results,
         race_entries=summary.race_entries,
         left_out_race_entries=summary.left_out_race_entries,
+        left_out_games=summary.left_out_games,
+        kept_games=summary.kept_games,
     )

@@ -167,6 +167,7 @@ MESSAGES += (
     N_("This file is empty."),
     N_("This file is not a Scorpion data file."),
     N_("This file is not a Scorpion data file: it is not valid JSON (perhaps it was cut short)."),
+    N_("This file is not a Scorpion data file: its JSON is nested too deeply."),
     N_(
         "This data file's signature does not match: it was changed after it was exported, or "
         "it comes from a site with another secret key."
@@ -202,7 +203,7 @@ PATTERNS += (
     ),
     N_("This file is too large: at most {n} bytes."),
     N_("This request is too large: at most {n} bytes are accepted."),
-    N_("This data file has format version {text}; this site reads version {n}."),
+    N_("This data file has format version {text}; this site reads versions 1 to {n}."),
     N_("This data file is not valid: {text}: {text2}."),
     N_("This data file is not consistent: game {n} is not a valid game."),
     N_("This data file is not consistent: game {text} is unreadable."),

@@ -112,9 +112,16 @@ DONE_MESSAGES = {
 
 
 @router.get("/privacy", response_class=HTMLResponse)
-def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
+def privacy(
+    page: Page,
+    done: Annotated[str | None, Query(max_length=12)] = None,
+    refused: Annotated[str | None, Query(max_length=12)] = None,
+) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
+    if refused == "too-large":  # a data file past the body cap (app.web.front: a 303 here)
+        refusal = portability.too_large(get_settings().max_import_bytes)
+        ctx["import_error"] = translate(refusal.message)
     # The settings page shows the stored choice: a device whose cookie says otherwise (the
     # language changed on another device of the player) follows the settings from here on.
     state = request.scope.get("state") or {}
