@@ -20,8 +20,8 @@ data do not hold together: a game whose move log does not replay through the eng
 1: to its saved position), a result or race entry naming a game the file lacks. The caller must
 confirm the replacement (``confirmed``).
 
-A data file never rewrites a ranked result (issue 39; the rule in docs/api.md, "Your data"):
-the player's race entries here, and the games attached to a race or named by one, stay as
+A data file never rewrites a ranked result (issue 39; the rule: docs/api.md, "Devices and your
+data"): the player's race entries here, and the games attached to a race or named by one, stay as
 they are; a game the player still has here stays as it is here (its assisted mark, moves made
 and version only grow); a game of a race still open (a daily deal of a day not over, any
 challenge) is left out; every other game gets a fresh id and no race; a race entry comes back

@@ -147,9 +147,10 @@ def _write(
         prefs.updated_at = now
     if document.profile is not None:
         db.add(PlayerProfile(player_id=player_id, updated_at=now, **document.profile.model_dump()))
-    # The rule (docs/api.md, "Your data"): a game of the file that the player still has here
-    # stays as it is here (its assisted mark, moves made and version only grow); a game
-    # attached to a race still open is left out; every other game gets a fresh id.
+    # The rule (docs/api.md, "Devices and your data"): a game of the file that the player
+    # still has here stays as it is here (its assisted mark, moves made and version only
+    # grow); a game attached to a race still open is left out; every other game gets a
+    # fresh id.
     here = _mine(db, player_id, [g.fields.id for g in checked.games])
     races = {r.race_id for r in document.race_entries} | {
         g.fields.race_id for g in checked.games if g.fields.race_id
