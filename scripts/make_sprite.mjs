@@ -45,7 +45,7 @@ function roundNumbers(text) {
   });
 }
 
-function write(node, prefix, suit, inFigure) {
+function write(node, prefix, suit, inFigure, inPip) {
   if (typeof node === 'string') return node.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const { tag, props, kids } = node;
   const attrs = {};
@@ -62,6 +62,7 @@ function write(node, prefix, suit, inFigure) {
   // The card's white frame: the site draws its own (theme, outline, selection).
   if (tag === 'rect' && attrs.fill === '#fff' && attrs.stroke === '#000' && attrs.width === '239') return '';
   const figure = inFigure || (tag === 'symbol' && attrs.viewBox === '0 0 1300 2000');
+  const pip = inPip || (tag === 'symbol' && /_svg__a$/.test(attrs.id ?? ''));  // the suit
   for (const k of Object.keys(attrs)) {
     let v = attrs[k];
     v = v.replace(/^#([A-Z])-([0-9A-Z]+)_svg__/, `#${prefix}`).replace(/url\(#([A-Z])-([0-9A-Z]+)_svg__/g, `url(#${prefix}`);
@@ -72,6 +73,7 @@ function write(node, prefix, suit, inFigure) {
   let style = '';
   if (!figure && tag !== 'svg') {
     // The corner's rank and suit: the suit's colour of the deck setting.
+    if (pip && tag === 'path' && attrs.fill === undefined) attrs.fill = '#000';  // the default
     for (const k of ['fill', 'stroke']) {
       if (attrs[k] === 'red' || attrs[k] === '#000') {
         style += `${k}:var(--suit-${SUITS[suit]},${attrs[k]});`;
@@ -81,7 +83,7 @@ function write(node, prefix, suit, inFigure) {
   }
   if (style) attrs.style = style;
   const text = Object.entries(attrs).map(([k, v]) => ` ${k}="${v.replace(/"/g, '&quot;')}"`).join('');
-  const inner = kids.map(k => write(k, prefix, suit, figure)).join('');
+  const inner = kids.map(k => write(k, prefix, suit, figure, pip)).join('');
   return inner ? `<${tag}${text}>${inner}</${tag}>` : `<${tag}${text}/>`;
 }
 
@@ -93,7 +95,7 @@ for (const suit of 'SHDC') {
     const name = suit + rank.toLowerCase();
     const svg = cards[name]({});
     const prefix = `${rank}${suit}-`;
-    const body = svg.kids.map(k => write(k, prefix, suit, false)).join('');
+    const body = svg.kids.map(k => write(k, prefix, suit, false, false)).join('');
     out.push(`<symbol id="${rank}${suit}" viewBox="${svg.props.viewBox}">${body}</symbol>`);
   }
 }

@@ -141,6 +141,10 @@ class PlayerSettings(Base):
     four_colour: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     theme: Mapped[str] = mapped_column(String(8), default="auto", server_default="auto")
     large_cards: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The deck's back and the table's felt (issue 41: BACKS, FELTS), sounds off by default.
+    card_back: Mapped[str] = mapped_column(String(8), default="blue", server_default="blue")
+    felt: Mapped[str] = mapped_column(String(8), default="green", server_default="green")
+    sounds: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     player: Mapped[Player] = relationship(back_populates="settings")

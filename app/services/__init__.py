@@ -39,6 +39,8 @@ from .players import (
     update_settings,
 )
 from .types import (
+    BACKS,
+    FELTS,
     THEMES,
     DayCount,
     Display,
@@ -50,6 +52,8 @@ from .types import (
 
 __all__ = [
     "ActionRefused",
+    "BACKS",
+    "FELTS",
     "THEMES",
     "DayCount",
     "Display",

@@ -41,6 +41,8 @@ from .errors import InvalidRequest
 from .ratelimit import consume as count_request
 from .ratelimit import counted_tx
 from .types import (
+    BACKS,
+    FELTS,
     THEMES,
     DayCount,
     Display,
@@ -60,6 +62,9 @@ def _preferences(row: PlayerSettings) -> PlayerPreferences:
         four_colour=bool(row.four_colour),
         theme=row.theme if row.theme in THEMES else "auto",
         large_cards=bool(row.large_cards),
+        card_back=row.card_back if row.card_back in BACKS else BACKS[0],
+        felt=row.felt if row.felt in FELTS else FELTS[0],
+        sounds=bool(row.sounds),
         locale=row.locale,
     )
 
@@ -75,8 +80,16 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
 
 _SETTINGS = cast(Table, PlayerSettings.__table__)
 _SELECT_DISPLAY = Fast(
-    "SELECT four_colour, theme, large_cards FROM player_settings WHERE player_id = :pid",
-    columns=[_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards],
+    "SELECT four_colour, theme, large_cards, card_back, felt, sounds"
+    " FROM player_settings WHERE player_id = :pid",
+    columns=[
+        _SETTINGS.c.four_colour,
+        _SETTINGS.c.theme,
+        _SETTINGS.c.large_cards,
+        _SETTINGS.c.card_back,
+        _SETTINGS.c.felt,
+        _SETTINGS.c.sounds,
+    ],
 )
 
 
@@ -89,7 +102,16 @@ def get_display(db: Session | Connection, player_id: str) -> Display:
     if found is None:
         return Display()
     theme = found["theme"] if found["theme"] in THEMES else "auto"
-    return Display(bool(found["four_colour"]), theme, bool(found["large_cards"]))
+    back = found["card_back"] if found["card_back"] in BACKS else BACKS[0]
+    felt = found["felt"] if found["felt"] in FELTS else FELTS[0]
+    return Display(
+        four_colour=bool(found["four_colour"]),
+        theme=theme,
+        large_cards=bool(found["large_cards"]),
+        card_back=back,
+        felt=felt,
+        sounds=bool(found["sounds"]),
+    )
 
 
 def stored_locale(db: Session, player_id: str) -> str | None:
@@ -122,11 +144,15 @@ def update_settings(
     four_colour: bool | None = None,
     theme: str | None = None,
     large_cards: bool | None = None,
+    card_back: str | None = None,
+    felt: str | None = None,
+    sounds: bool | None = None,
     locale: str | None | _Keep = KEEP_LOCALE,
 ) -> PlayerPreferences:
     """Change the given settings in one transaction; ``None`` leaves a setting as it is (the
     language: ``KEEP_LOCALE`` leaves it, ``None`` follows the browser, else a tag of
-    ``app.i18n.LOCALES``). A ``theme`` other than ``auto``, ``light`` or ``dark`` is refused
+    ``app.i18n.LOCALES``). A ``theme`` other than ``auto``, ``light`` or ``dark``, a
+    ``card_back`` not in ``BACKS`` or a ``felt`` not in ``FELTS`` is refused
     (``InvalidRequest``) before anything changes.
 
     Turning "save games" off withdraws the saved games from resuming (they stay playable by
@@ -136,6 +162,15 @@ def update_settings(
     if theme is not None and theme not in THEMES:
         raise InvalidRequest(
             f"Unknown theme {theme[:20]!r}: choose one of {', '.join(THEMES)}. Nothing changed."
+        )
+    if card_back is not None and card_back not in BACKS:
+        raise InvalidRequest(
+            f"Unknown card back {card_back[:20]!r}: choose one of {', '.join(BACKS)}. "
+            "Nothing changed."
+        )
+    if felt is not None and felt not in FELTS:
+        raise InvalidRequest(
+            f"Unknown felt {felt[:20]!r}: choose one of {', '.join(FELTS)}. Nothing changed."
         )
     with counted_tx(db, player_id, "actions"):
         row = ensure_player(db, player_id)
@@ -158,6 +193,12 @@ def update_settings(
             row.theme = theme
         if large_cards is not None:
             row.large_cards = large_cards
+        if card_back is not None:
+            row.card_back = card_back
+        if felt is not None:
+            row.felt = felt
+        if sounds is not None:
+            row.sounds = sounds
         if not isinstance(locale, _Keep):
             row.locale = locale
         row.updated_at = utcnow()

@@ -95,6 +95,8 @@ class PlayerStatistics:
 
 
 THEMES = ("auto", "light", "dark")  # "auto" follows the system (prefers-color-scheme)
+BACKS = ("blue", "red", "green", "black")  # the cards' backs; the first is the default
+FELTS = ("green", "blue", "red", "grey")  # the table's felt; the first is the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,9 @@ class Display:
     four_colour: bool = False  # diamonds blue, clubs green (spades black, hearts red)
     theme: str = "auto"  # one of THEMES
     large_cards: bool = False
+    card_back: str = "blue"  # one of BACKS
+    felt: str = "green"  # one of FELTS
+    sounds: bool = False  # deal, move, run completed, win (static/js/sounds.js)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +119,12 @@ class PlayerPreferences:
     four_colour: bool = False
     theme: str = "auto"
     large_cards: bool = False
+    card_back: str = "blue"
+    felt: str = "green"
+    sounds: bool = False
 
     @property
     def display(self) -> Display:
-        return Display(self.four_colour, self.theme, self.large_cards)
+        return Display(
+            self.four_colour, self.theme, self.large_cards, self.card_back, self.felt, self.sounds
+        )

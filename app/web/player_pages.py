@@ -76,6 +76,8 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
         profile=profile_service.get_profile(db, player),  # display name and leaderboards
         cookie_name=get_settings().cookie_name,
         themes=THEME_CHOICES,
+        backs=BACK_CHOICES,
+        felts=FELT_CHOICES,
         devices=device_service.list_devices(db, player, device),
         max_import_bytes=get_settings().max_import_bytes,
         link=None,
@@ -92,6 +94,19 @@ THEME_CHOICES = (
     ("auto", N_("As my device is set (light or dark)")),
     ("light", N_("Light")),
     ("dark", N_("Dark")),
+)
+# The deck's backs and the table's felts (issue 41), in the order of services.BACKS / FELTS.
+BACK_CHOICES = (
+    ("blue", N_("Blue")),
+    ("red", N_("Red")),
+    ("green", N_("Green")),
+    ("black", N_("Black")),
+)
+FELT_CHOICES = (
+    ("green", N_("Green")),
+    ("blue", N_("Blue")),
+    ("red", N_("Red")),
+    ("grey", N_("Grey")),
 )
 
 DONE_MESSAGES = {
@@ -176,15 +191,27 @@ def save_deck(
     four_colour: Annotated[str | None, Form()] = None,
     theme: Annotated[str | None, Form()] = None,
     large_cards: Annotated[str | None, Form()] = None,
+    card_back: Annotated[str | None, Form(max_length=20)] = None,
+    felt: Annotated[str | None, Form(max_length=20)] = None,
+    sounds: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """The deck's colours, the theme and the card size: kept in the player's settings (so
+    """The deck's colours, the theme, the card size, the card back, the felt and the sounds
+    (issue 41; a form without the last three leaves the defaults): kept in the player's settings (so
     every device of the player shows them), applied on every page (``base_context``)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
         four = _checkbox("Four-colour cards", four_colour)
         large = _checkbox("Larger cards", large_cards)
+        sound = _checkbox("Sounds", sounds)
         services.update_settings(
-            db, player, four_colour=four, theme=theme or "auto", large_cards=large
+            db,
+            player,
+            four_colour=four,
+            theme=theme or "auto",
+            large_cards=large,
+            card_back=card_back or services.BACKS[0],
+            felt=felt or services.FELTS[0],
+            sounds=sound,
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)

@@ -94,6 +94,10 @@ class SettingsData(_Strict):
     four_colour: bool
     theme: Literal["auto", "light", "dark"]
     large_cards: bool
+    # Issue 41: absent in files made before; the defaults are the deck until then.
+    card_back: Literal["blue", "red", "green", "black"] = "blue"
+    felt: Literal["green", "blue", "red", "grey"] = "green"
+    sounds: bool = False
 
 
 class ProfileData(_Strict):
