@@ -14,7 +14,7 @@
 //   (fill: var(--suit-hearts), ...; the figure's own red/blue/yellow stay the design's);
 // - drops the corner indices (the site draws its own rank and suit there) and the white card
 //   frame (the page draws its own, so the themes and the card
-//   outline stay the site's), rounds the figures' coordinates to one decimal.
+//   outline stay the site's), rounds the figures' path coordinates to one decimal.
 import fs from 'node:fs';
 
 const SUITS = { S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' };
@@ -33,16 +33,44 @@ const source = fs.readFileSync(process.argv[2], 'utf8')
 const React = { createElement: (tag, props, ...kids) => ({ tag, props: props ?? {}, kids: kids.flat().filter(k => k != null) }) };
 const cards = new Function('React', '_extends', source)(React, Object.assign);
 
-// Numbers of a path or points list at one decimal, never merging two numbers into one.
-function roundNumbers(text) {
-  return text.replace(/-?\d*\.\d+(?:e-?\d+)?/g, (m, offset, whole) => {
-    let v = (Math.round(parseFloat(m) * 10) / 10).toString();
-    if (v === '-0') v = '0';
-    if (v.startsWith('0.')) v = v.slice(1);
-    else if (v.startsWith('-0.')) v = '-' + v.slice(2);
-    const next = whole[offset + m.length];
-    return !v.includes('.') && next === '.' ? v + ' ' : v;
-  });
+// A path's numbers at one decimal (the figures are drawn 1300 units wide on a card of at most
+// a few hundred pixels: a tenth of a unit is far below a pixel). A small parser, not a regex:
+// an arc's flags may be packed against the next number ("a5 5 0 011.5 2").
+const ARGS = { m: 2, l: 2, h: 1, v: 1, c: 6, s: 4, q: 4, t: 2, a: 7, z: 0 };
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/;
+
+function decimal(v) {
+  let t = (Math.round(v * 10) / 10).toString();
+  if (t === '-0') t = '0';
+  return t.replace(/^(-?)0\./, '$1.');
+}
+
+function roundPath(d) {
+  const parts = [];
+  let i = 0, cmd = '', k = 0;
+  while (i < d.length) {
+    if (/[\s,]/.test(d[i])) { i++; continue; }
+    if (/[A-Za-z]/.test(d[i])) { cmd = d[i++]; parts.push({ cmd }); k = 0; continue; }
+    const lower = cmd.toLowerCase();
+    if (lower === 'a' && (k % 7 === 3 || k % 7 === 4)) parts.push({ flag: d[i++] });
+    else {
+      const m = NUMBER.exec(d.slice(i));
+      if (!m || !(lower in ARGS)) throw new Error(`unreadable path at ${i}: ${d.slice(i, i + 20)}`);
+      i += m[0].length;
+      parts.push({ num: decimal(parseFloat(m[0])) });
+    }
+    k++;
+  }
+  let out = '', last = null;
+  for (const p of parts) {
+    if (p.cmd) { out += p.cmd; last = p; continue; }
+    const t = p.flag ?? p.num;
+    const joins = last === null || last.cmd || t.startsWith('-') ||
+      (t.startsWith('.') && last.num !== undefined && last.num.includes('.'));
+    out += (joins ? '' : ' ') + t;
+    last = p;
+  }
+  return out;
 }
 
 function write(node, prefix, suit, inFigure, inPip) {
@@ -67,7 +95,7 @@ function write(node, prefix, suit, inFigure, inPip) {
     let v = attrs[k];
     v = v.replace(/^#([A-Z])-([0-9A-Z]+)_svg__/, `#${prefix}`).replace(/url\(#([A-Z])-([0-9A-Z]+)_svg__/g, `url(#${prefix}`);
     if (k === 'id') v = v.replace(/^([A-Z])-([0-9A-Z]+)_svg__/, prefix);
-    if (figure && (k === 'd' || k === 'points') && !/[aA]/.test(v)) v = roundNumbers(v);  // an arc's packed flags ("0 011.5") stay
+    if (figure && k === 'd') v = roundPath(v);
     attrs[k] = v;
   }
   let style = '';
