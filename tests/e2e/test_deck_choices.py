@@ -64,10 +64,11 @@ def test_back_and_felt_are_painted_and_sounds_play_only_when_on(
         assert pixels_near(page, "#board .card.down", RED_BACK) == 0
         body = "getComputedStyle(document.body).backgroundColor"
         assert page.evaluate(body) == "rgb(23, 97, 63)"
-        # The illustrated court: the king of spades's face shows Kennard's yellow (#FC4).
-        king = page.locator("#board a.card[data-card='KS']")
-        if king.count():
-            assert pixels_near(page, "#board a.card[data-card='KS']", (255, 204, 68)) > 0
+        # The illustrated court: the king of spades's strip shows Kennard's yellow crown
+        # (#FC4), which no card of the old deck had.
+        king = "#board a.card[data-card='KS']"
+        assert page.locator(king).count() == 1
+        assert pixels_near(page, king, (255, 204, 68)) > 10
         # Sounds off (the default): a deal and a move make no sound, no AudioContext at all.
         v = int(page.locator("#game-head").get_attribute("data-version") or "0")
         page.click("#deal-btn")
