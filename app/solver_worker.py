@@ -60,6 +60,13 @@ def analyse_snapshot_line(snapshot: str, deadline: float) -> tuple[str, str | No
     return (result.verdict if result.verdict != "win" else "unknown", None, result.seconds)
 
 
+def review_snapshot(snapshot: str, budget_seconds: float) -> tuple[str, str | None, float]:
+    """``analyse_snapshot_line`` with a budget counted from the start of the search (not from
+    the question's submission): a review (``app/services/review.py``) waits in the background,
+    so a slow process start or a queue must not turn its answers into "unknown"."""
+    return analyse_snapshot_line(snapshot, time.time() + budget_seconds)
+
+
 def watch_parent() -> None:
     """Pool initializer: end this solver process as soon as its web worker process ends, even
     when that process was killed and could not shut its pool down (no orphans are left)."""

@@ -416,3 +416,46 @@ def prove_deal_sync(variant: str, deal: str, budget_seconds: float) -> tuple[str
     finally:
         with _lock:
             _in_flight -= 1
+
+
+# How long a background question (``ask_solver_sync``) may wait on top of its budget: for a
+# process to start and the queue ahead of it (its budget counts from the start of its search).
+SYNC_WAIT_SECONDS = 60.0
+
+
+def ask_solver_sync(snapshot: str, budget_seconds: float) -> SolverAnswer:
+    """``ask_solver`` for a background thread (a blocking wait, never on the event loop): the
+    reviews of games (``app/services/review.py``). Raises ``SolverBusy`` when the queue is full;
+    ``"unknown"`` on any trouble."""
+    global _in_flight
+    budget = max(0.0, min(budget_seconds, 10.0))
+    started = time.monotonic()
+    pool, size = _get_pool()
+    with _lock:
+        if _in_flight >= size * QUEUE_PER_WORKER:
+            raise SolverBusy()
+        _in_flight += 1
+    future: Future[tuple[str, str | None, float]] | None = None
+    try:
+        future = pool.submit(solver_worker.review_snapshot, snapshot, budget)
+        verdict, line, _search_seconds = future.result(timeout=budget + SYNC_WAIT_SECONDS)
+    except TimeoutError:
+        if future is not None:
+            future.cancel()
+        return _unknown(started)
+    except BrokenProcessPool as exc:
+        log.error("solver process lost: %r", exc)
+        _discard_pool(pool)
+        return _unknown(started)
+    except Exception:  # noqa: BLE001 - a failed question is only "unknown" (logged)
+        log.exception("solver question (review) failed")
+        return _unknown(started)
+    finally:
+        with _lock:
+            _in_flight -= 1
+    seconds = time.monotonic() - started
+    if verdict == "win" and line:
+        return SolverAnswer("win", _as_hint(decode_line(line)[0]), seconds, line)
+    if verdict == "loss":
+        return SolverAnswer("loss", None, seconds)
+    return SolverAnswer("unknown", None, seconds)
