@@ -172,8 +172,18 @@ def review_status(db: Session, player_id: str, game_id: str) -> tuple[ReviewStat
     return status, stale  # (taken up without a write: a GET never writes itself)
 
 
-def winning_frames(db: Session, player_id: str, game_id: str) -> tuple[int, list[PublicView]]:
-    """ "Show a way to win": the public views along the kept winning line from the last
+def find_review(db: Session, player_id: str, game_id: str) -> tuple[ReviewStatus | None, bool]:
+    """``review_status`` for a page: ``None`` when no review was asked for (no 404)."""
+    try:
+        return review_status(db, player_id, game_id)
+    except NotFound:
+        return None, False
+
+
+def winning_frames(
+    db: Session, player_id: str, game_id: str
+) -> tuple[int, list[PublicView], list[Action]]:
+    """Show a way to win: the public views along the kept winning line from the last
     winnable position of a finished game's review. ``NotFound`` when there is none."""
     with read_tx(db):
         game = load_game(db, player_id, game_id)
@@ -187,10 +197,11 @@ def winning_frames(db: Session, player_id: str, game_id: str) -> tuple[int, list
         positions, _ = _positions(game, _log(db, game_id))
     g = positions[row.line_step]
     frames = [g.public_view()]
-    for action in decode_line(row.line):
+    line = decode_line(row.line)
+    for action in line:
         g.apply(action)
         frames.append(g.public_view())
-    return row.line_step, frames
+    return row.line_step, frames, line
 
 
 # -- the work (in the background of a web process) ----------------------------------------------
