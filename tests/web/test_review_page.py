@@ -49,14 +49,14 @@ def test_the_replay_page_reviews_a_lost_game_and_shows_a_way_to_win(app: FastAPI
     started = p.post(f"/games/{gid}/review", headers=HTMX)
     assert started.status_code == 200 and 'id="review"' in started.text
     section = _poll_section(p, gid)
-    marks = re.findall(r'<li class="rv (\w+)( losing)?', section)
+    marks = re.findall(r'<li class="rv rv-(\w+)( losing)?', section)
     assert [m[0] for m in marks] == ["win", "win", "win", "loss"]
     assert [i for i, m in enumerate(marks) if m[1]] == [3]
     assert f'href="/games/{gid}/replay?step=3">step 3</a> lost a winnable game' in section
     assert f'href="/games/{gid}/way?play=1"' in section
 
     full = p.http.get(f"/games/{gid}/replay?step=3")  # the full page shows the strip too
-    assert 'class="rv loss losing current"' in full.text
+    assert 'class="rv rv-loss losing current"' in full.text
 
     way = p.http.get(f"/games/{gid}/way")
     assert way.status_code == 200
