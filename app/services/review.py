@@ -147,8 +147,11 @@ def start_review(db: Session, player_id: str, game_id: str) -> tuple[ReviewStatu
             row = GameReview(game_id=game_id, steps=steps, verdicts="." * (steps + 1))
             row.state = "working"
             db.add(row)
-        elif row.steps != steps:  # the game went on since: review it again
-            row.steps, row.verdicts, row.state = steps, "." * (steps + 1), "working"
+        elif row.steps != steps:  # the game went on since: review the new positions
+            # (the log only grows: the positions reviewed before are the same ones)
+            kept = row.verdicts[: steps + 1] if row.steps < steps else "." * (steps + 1)
+            kept = kept + "." * (steps + 1 - len(kept))
+            row.steps, row.verdicts, row.state = steps, kept, "working"
             row.line, row.line_step, row.heartbeat = None, None, utcnow()
         elif row.state == "working" and _stale(row):
             row.heartbeat = utcnow()  # taken up here (its worker stopped)
