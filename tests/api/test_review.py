@@ -116,7 +116,30 @@ def test_a_deal_still_secret_waits_until_the_day_is_over(
     refused = p.post(f"/api/games/{gid}/review")
     assert "secret" in assert_error(refused, 422)
     assert p.get(f"/api/games/{gid}/review").status_code == 404
+    # a challenge on today's daily deal: the friend's game is refused too
+    made = p.post(f"/api/games/{gid}/challenge")
+    assert made.status_code == 201, made.text
+    friend = Player(app)
+    joined = friend.post(f"/api/challenges/{made.json()['token']}/games")
+    assert joined.status_code in (200, 201), joined.text
+    assert "secret" in assert_error(friend.post(f"/api/games/{joined.json()['id']}/review"), 422)
     # the day is over: the deal is public, its review may start
     monkeypatch.setattr(days, "clock", lambda: noon + timedelta(days=1))
     assert p.post(f"/api/games/{gid}/review").status_code in (200, 202)
     assert _wait_done(p, gid)["steps"][0]["verdict"] == "win"
+
+
+def test_a_game_that_went_on_is_reviewed_again_to_its_last_step(app: FastAPI) -> None:
+    p = Player(app)
+    g = p.new_game(deal=KNOWN_WIN["deal"])
+    line = KNOWN_WIN["line"]
+    for action in line[:3]:
+        assert p.apply(g["id"], action).status_code == 200
+    assert p.post(f"/api/games/{g['id']}/review").status_code in (200, 202)
+    assert len(_wait_done(p, g["id"])["steps"]) == 4
+    for action in line[3:5]:
+        assert p.apply(g["id"], action).status_code == 200
+    assert p.get(f"/api/games/{g['id']}/review").json()["state"] == "done"  # as it was
+    assert p.post(f"/api/games/{g['id']}/review").status_code == 202
+    body = _wait_done(p, g["id"])
+    assert [s["verdict"] for s in body["steps"]] == ["win"] * 6
