@@ -29,11 +29,13 @@ from app.web import (
     analysis_pages,
     api,
     api_analysis,
+    api_review,
     devices_api,
     errors,
     pages,
     player_pages,
     pwa,
+    review_pages,
     together_api,
     together_pages,
 )
@@ -85,6 +87,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
+    app.include_router(api_review.router)  # /api/games/{id}/review (the solver's review)
+    app.include_router(review_pages.router)  # the review on the replay page, a way to win
     app.include_router(together_api.router)  # profile, daily deal, challenges, races
     app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(devices_api.router)  # devices, link codes, the data file

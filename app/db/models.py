@@ -214,6 +214,47 @@ class MoveLog(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class SolverLine(Base):
+    """The winning line the solver last proved for a game (issue 40: hints you can follow to
+    the end), kept server side only: ``start`` is the snapshot of the position it starts from
+    (hidden cards included), ``line`` its actions (``encode_line``). A hint on the line is its
+    next action; a position off it is searched again and replaces the row."""
+
+    __tablename__ = "solver_lines"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    start: Mapped[str] = mapped_column(Text)
+    line: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class GameReview(Base):
+    """The solver's review of a game's positions (issue 40), computed in the background.
+
+    ``steps``: how many steps of the log it covers (positions 0..steps); ``verdicts``: one
+    character a position, ``w`` win, ``l`` loss, ``u`` unknown, ``.`` not yet decided;
+    ``state``: ``working`` | ``done``; ``line``: a winning line (``encode_line``) from the
+    position ``line_step`` (the last winnable one), never sent whole to a client but as the
+    public views it passes through once the review is done (the deal is public then);
+    ``heartbeat``: the last progress, so that a review whose worker died is taken up again.
+    """
+
+    __tablename__ = "game_reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    steps: Mapped[int] = mapped_column(Integer)
+    verdicts: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(8))
+    line: Mapped[str | None] = mapped_column(Text, nullable=True)
+    line_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    heartbeat: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class VariantStats(Base):
     """Running totals per player and variant."""
 

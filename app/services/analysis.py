@@ -29,6 +29,13 @@ processes, created on the first question, re-created if one dies). A question:
 The answer holds the verdict and, only when asked for, the first action of a *verified*
 winning line (the solver replays every winning line through the engine before believing it).
 Neither the line nor any hidden card is ever returned.
+
+Hints you can follow to the end (issue 40): the whole verified line of a "win" is kept for the
+game in the database (``solver_lines``, written with the assisted mark, in the same transaction)
+with the position it starts from. A question about a position that line passes through is
+answered from it ("win", its next action) without asking the pool, so following the hints
+reaches the win without ever coming back to a position; a position off the line is searched
+again and its line replaces the stored one (``app/engine/solver/lines.py``).
 """
 
 from __future__ import annotations
@@ -50,11 +57,12 @@ from starlette.concurrency import run_in_threadpool
 
 from app import observability, solver_worker
 from app.config import get_settings
-from app.db.models import GameRow
-from app.engine import Action, Move, get_variant, pile_move
-from app.engine.solver import SolverUnsupported, check_solvable
+from app.db.models import GameRow, SolverLine
+from app.engine import Action, Game, Move, get_variant, pile_move
+from app.engine.solver import SolverUnsupported, check_solvable, decode_line
+from app.engine.solver.lines import ProvedLine, next_on_line
 
-from .common import read_tx, write_tx
+from .common import read_tx, utcnow, write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
 from .game_core import game_state
 from .ratelimit import RateLimited
@@ -111,6 +119,7 @@ class SolverAnswer:
     verdict: Verdict
     first_action: SolverHint | None  # a win's first step (None unless the verdict is "win")
     seconds: float  # wall time of the question, queue and process start included
+    line: str | None = None  # a win's whole verified line (``encode_line``): server side only
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,10 +213,10 @@ async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> Solv
             log.warning("solver pool busy: %d questions in flight", _in_flight)
             raise SolverBusy()
         _in_flight += 1
-    future: Future[solver_worker.WorkerAnswer] | None = None
+    future: Future[tuple[str, str | None, float]] | None = None
     try:
-        future = pool.submit(solver_worker.analyse_snapshot, snapshot, time.time() + budget)
-        verdict, action, _search_seconds = await asyncio.wait_for(
+        future = pool.submit(solver_worker.analyse_snapshot_line, snapshot, time.time() + budget)
+        verdict, line, _search_seconds = await asyncio.wait_for(
             asyncio.wrap_future(future), timeout=budget + GRACE_SECONDS
         )
     except TimeoutError:
@@ -228,14 +237,18 @@ async def ask_solver(snapshot: str, budget_seconds: float | None = None) -> Solv
         with _lock:
             _in_flight -= 1
     answer_verdict: Verdict = "unknown"
-    if verdict == "win":
+    actions = decode_line(line) if line else []
+    if verdict == "win" and actions:
         answer_verdict = "win"
     elif verdict == "loss":
         answer_verdict = "loss"
     seconds = time.monotonic() - started
     log.info("solver answered %s in %.3f s", answer_verdict, seconds)
     return SolverAnswer(
-        answer_verdict, _as_hint(action) if answer_verdict == "win" else None, seconds
+        answer_verdict,
+        _as_hint(actions[0]) if answer_verdict == "win" else None,
+        seconds,
+        line if answer_verdict == "win" else None,
     )
 
 
@@ -247,6 +260,8 @@ class _Question:
     snapshot: str
     state: GameState
     solvable: bool = True
+    # the position is on the game's stored proved line: its next action and the rest of it
+    on_line: tuple[Action, ProvedLine] | None = None
 
 
 def prepare(
@@ -270,11 +285,22 @@ def prepare(
             check_solvable(get_variant(row.variant))
         except SolverUnsupported:
             return _Question(snapshot=row.snapshot, state=game_state(row), solvable=False)
-        return _Question(snapshot=row.snapshot, state=game_state(row))
+        stored = db.execute(
+            select(SolverLine.start, SolverLine.line).where(SolverLine.game_id == game_id)
+        ).one_or_none()
+        on_line = None
+        if stored is not None:
+            on_line = next_on_line(
+                ProvedLine(stored.start, stored.line), Game.from_snapshot(row.snapshot)
+            )
+        return _Question(snapshot=row.snapshot, state=game_state(row), on_line=on_line)
 
 
-def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
+def mark_assisted(
+    db: Session, player_id: str, game_id: str, proved: ProvedLine | None = None
+) -> None:
     """Mark the game assisted: the solver answered a question about it (one transaction).
+    With ``proved``, keep it as the game's proved line (in the same transaction).
     A game deleted meanwhile is simply left alone."""
     with write_tx(db):
         db.execute(
@@ -286,6 +312,20 @@ def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
             )
             .values(assisted=True)
         )
+        if proved is not None:
+            owned = db.execute(
+                select(GameRow.id).where(GameRow.id == game_id, GameRow.player_id == player_id)
+            ).scalar_one_or_none()
+            if owned is not None:
+                _store_line(db, game_id, proved)
+
+
+def _store_line(db: Session, game_id: str, proved: ProvedLine) -> None:
+    row = db.get(SolverLine, game_id)
+    if row is None:
+        db.add(SolverLine(game_id=game_id, start=proved.start, line=proved.line))
+    else:
+        row.start, row.line, row.updated_at = proved.start, proved.line, utcnow()
 
 
 def _start_question(player_id: str) -> None:
@@ -321,12 +361,18 @@ async def analyse_game(
     try:
         started = time.monotonic()
         question = await run_in_threadpool(prepare, db, player_id, game_id, expected_version)
+        proved: ProvedLine | None = None
         if not question.solvable:  # the solver does not cover the variant yet: not asked
             answer = _unknown(started)
+        elif question.on_line is not None:  # on the proved line: its next action
+            action, proved = question.on_line
+            answer = SolverAnswer("win", _as_hint(action), time.monotonic() - started)
         else:
             answer = await ask_solver(question.snapshot, budget_seconds)
+            if answer.verdict == "win" and answer.line:
+                proved = ProvedLine(question.snapshot, answer.line)
         if answer.verdict != "unknown":
-            await run_in_threadpool(mark_assisted, db, player_id, game_id)
+            await run_in_threadpool(mark_assisted, db, player_id, game_id, proved)
     finally:
         _end_question(player_id)
     return AnalysisResult(
@@ -370,3 +416,46 @@ def prove_deal_sync(variant: str, deal: str, budget_seconds: float) -> tuple[str
     finally:
         with _lock:
             _in_flight -= 1
+
+
+# How long a background question (``ask_solver_sync``) may wait on top of its budget: for a
+# process to start and the queue ahead of it (its budget counts from the start of its search).
+SYNC_WAIT_SECONDS = 60.0
+
+
+def ask_solver_sync(snapshot: str, budget_seconds: float) -> SolverAnswer:
+    """``ask_solver`` for a background thread (a blocking wait, never on the event loop): the
+    reviews of games (``app/services/review.py``). Raises ``SolverBusy`` when the queue is full;
+    ``"unknown"`` on any trouble."""
+    global _in_flight
+    budget = max(0.0, min(budget_seconds, 10.0))
+    started = time.monotonic()
+    pool, size = _get_pool()
+    with _lock:
+        if _in_flight >= size * QUEUE_PER_WORKER:
+            raise SolverBusy()
+        _in_flight += 1
+    future: Future[tuple[str, str | None, float]] | None = None
+    try:
+        future = pool.submit(solver_worker.review_snapshot, snapshot, budget)
+        verdict, line, _search_seconds = future.result(timeout=budget + SYNC_WAIT_SECONDS)
+    except TimeoutError:
+        if future is not None:
+            future.cancel()
+        return _unknown(started)
+    except BrokenProcessPool as exc:
+        log.error("solver process lost: %r", exc)
+        _discard_pool(pool)
+        return _unknown(started)
+    except Exception:  # noqa: BLE001 - a failed question is only "unknown" (logged)
+        log.exception("solver question (review) failed")
+        return _unknown(started)
+    finally:
+        with _lock:
+            _in_flight -= 1
+    seconds = time.monotonic() - started
+    if verdict == "win" and line:
+        return SolverAnswer("win", _as_hint(decode_line(line)[0]), seconds, line)
+    if verdict == "loss":
+        return SolverAnswer("loss", None, seconds)
+    return SolverAnswer("unknown", None, seconds)

@@ -59,6 +59,7 @@ from app.web.rendering import (
     render_update,
     see_other,
 )
+from app.web.review_pages import review_context
 from app.web.view import board_view, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
@@ -423,8 +424,11 @@ def replay(
         what = describe_change(rep.frames[step - 1], view, action[0], moved)
     ctx = base_context(request, csrf_token, "play")
     ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
+    ctx.update(base=f"/games/{game_id}/replay", way_from=None)
     if is_htmx(request):
         return render(request, "replay.html", ctx, block="replay")
+    finished = rep.game.status == "won" or rep.game.abandoned
+    ctx.update(review_context(db, player, game_id, finished=finished, step=step))
     return render(request, "replay.html", ctx)
 
 

@@ -314,9 +314,11 @@ def test_a_killed_solver_process_costs_one_unknown_then_a_new_pool_answers(
     assert pids
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    body = _ask(p, g["id"]).json()
+    # (another game: the first one's position is on its proved line, answered without the pool)
+    h = p.new_game(deal=KNOWN_WIN["deal"])
+    body = _ask(p, h["id"]).json()
     assert body["verdict"] == "unknown"  # the broken pool could not answer
-    assert _ask(p, g["id"]).json()["verdict"] == "win"  # a new pool did
+    assert _ask(p, h["id"]).json()["verdict"] == "win"  # a new pool did
     assert analysis._get_pool()[0] is not pool
 
 
@@ -326,5 +328,6 @@ def test_after_shutdown_the_next_question_starts_a_new_pool(app: FastAPI) -> Non
     assert _ask(p, g["id"]).json()["verdict"] == "win"
     old, _ = analysis._get_pool()
     analysis.shutdown_pool()
-    assert _ask(p, g["id"]).json()["verdict"] == "win"
+    h = p.new_game(deal=KNOWN_WIN["deal"])  # (g's position is on its proved line)
+    assert _ask(p, h["id"]).json()["verdict"] == "win"
     assert analysis._get_pool()[0] is not old
