@@ -24,7 +24,7 @@ from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER
 from app.i18n import N_, gettext
 from app.services import GameState
 from app.services.daily import daily_day_of, is_daily_game, today
-from app.web import static_files
+from app.web.assets import static_url as asset_url
 from app.web.examples import variant_example
 from app.web.js_text import js_text
 from app.web.messages import translate
@@ -143,8 +143,8 @@ templates.env.globals.update(
 
 def static_url(path: str) -> str:
     """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes
-    (``app/web/static_files.py``)."""
-    return static_files.static_url(path)
+    (servestatic, ``app/web/assets.py``)."""
+    return asset_url(path)
 
 
 def _favicon_data_url() -> str:
