@@ -6,12 +6,12 @@ directory named by their content (``<temp>/scorpion-static-<uid>-<digest>``: mad
 release and machine, shared by the workers, made again only when a file changes). Then:
 
 - the fingerprinted name, ``/static/css/app.<12 hex>.css``, is what the templates use
-  (``static_url``, read from servestatic's manifest ``staticfiles.json``):
-  ``Cache-Control: max-age=315360000, public, immutable``; a changed file gets a new name;
+  (``static_url``, read from servestatic's manifest ``staticfiles.json``): servestatic caches
+  it for good (ten years, never revalidated); a changed file gets a new name;
 - the plain name, ``/static/css/app.css``: the current content, ``max-age=300``;
 - ``Accept-Encoding`` picks the brotli, zstd or gzip body made beforehand (``Vary:
-  Accept-Encoding``); ``If-None-Match`` and ``If-Modified-Since`` get a 304; anything else is a
-  404, any method but GET and HEAD a 405.
+  Accept-Encoding``); a conditional request gets a 304; anything else is a 404, any method but
+  GET and HEAD a 405.
 
 ``app.web.front`` hands ``/static/...`` to ``static_files().app`` (never a cookie there).
 """

@@ -13,13 +13,11 @@ from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
 
-import markupsafe
 import pytest
 from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
 from app.engine.solver import winnable_deals, winning_line
-from app.web import view
 from app.web.templating import templates
 from app.web.view import board_view
 from tests.support.html_client import HTMX, Browser, version_of
@@ -167,11 +165,3 @@ def test_the_message_line_escapes_what_it_shows() -> None:
     assert "<img" not in shown and "&lt;img" in shown
     shown = str(message_text(replace(b, notice="Moved <b>&</b>")))
     assert shown == '<span class="notice sr">Moved &lt;b&gt;&amp;&lt;/b&gt;</span>'
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["", "plain", "<a href=\"x\">'&'</a>", "&amp; &#39; é ♠", "a&b", "a<b", "a>b", 'a"b', "a'b"],
-)
-def test_the_parts_escape_as_the_templates_do(text: str) -> None:
-    assert view.html_escape(text) == str(markupsafe.escape(text))
