@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from markupsafe import Markup, escape
+
 from app.i18n import N_, current_locale, gettext, ngettext
 
 JS_TEXTS = (
@@ -36,12 +38,12 @@ JS_TEXTS = (
     N_("card"),
 )
 
-_JSON: dict[str, str] = {}
+_JSON: dict[str, Markup] = {}
 
 
-def js_text() -> str:
-    """The script's texts as JSON, English to the request's language (made once per language;
-    the template escapes it into its attribute)."""
+def js_text() -> Markup:
+    """The script's texts as JSON, English to the request's language, escaped for the
+    template's attribute (made once per language)."""
     locale = current_locale.get()
     data = _JSON.get(locale)
     if data is None:
@@ -49,5 +51,5 @@ def js_text() -> str:
         # (the singular of app.web.words.with_rest_held's plural message)
         one = ngettext(" with the card on it", " with the %(n)d cards on it", 1)
         table[" with the card on it"] = one % {"n": 1}
-        data = _JSON[locale] = json.dumps(table, ensure_ascii=False)
+        data = _JSON[locale] = escape(json.dumps(table, ensure_ascii=False))
     return data
