@@ -39,9 +39,9 @@ from app.web import (
     together_api,
     together_pages,
 )
+from app.web.assets import static_files
 from app.web.front import FrontMiddleware
 from app.web.lean import first_routes
-from app.web.static_files import get_static_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -78,8 +78,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # The one middleware: /healthz /readyz /metrics, request ids, /static (no cookie), the
     # body limit, the client address, identity + CSRF, security headers, metrics, access log.
-    app.add_middleware(FrontMiddleware, settings=settings, static_app=get_static_assets())
-    app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
+    # (/static: servestatic, app.web.assets)
+    app.add_middleware(FrontMiddleware, settings=settings, static_app=static_files().app)
+    app.mount("/static", static_files().app, name="static")  # (url_for; served by the above)
 
     # FastAPI tries the routes in this order, about 2 us each (an included router's own routes
     # twice): the busiest first, a JSON move and then the play page and its forms. No path of

@@ -1,4 +1,4 @@
-"""Every error, one answer per fault: ``{"detail": "<a sentence a player understands>"}`` for
+"""Every error, one answer per fault: ``{"detail": "a sentence a player understands"}`` for
 the API, the site's error page (``app.web.rendering.render_error``) for a browser
 (``Accept: text/html``) outside ``/api``; never a stack trace.
 
@@ -31,8 +31,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
-from markupsafe import escape
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -48,6 +47,7 @@ from app.services.ratelimit import RateLimited
 from app.web.deps import clear_identity
 from app.web.display import prefetch_display
 from app.web.rendering import render_error
+from app.web.templating import templates
 
 log = logging.getLogger("scorpion")
 
@@ -131,10 +131,11 @@ def respond(
             return response
         except Exception:  # fall back to plain HTML below
             log.exception("error page failed")
-        page = (
-            "<!doctype html><html lang=en><meta charset=utf-8><title>Scorpion</title>"
-            f'<main><h1>Sorry</h1><p>{escape(detail)}</p><p><a href="/">Home</a></p></main>'
-        )
+        try:
+            page = templates.env.get_template("fallback_error.html").render(detail=detail)
+        except Exception:
+            log.exception("the fallback error page failed")
+            return PlainTextResponse(detail, status_code=status, headers=headers)
         return HTMLResponse(page, status_code=status, headers=headers)
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 

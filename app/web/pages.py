@@ -36,7 +36,6 @@ from app.i18n import N_, gettext
 from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
-from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
 from app.web.display import known_display, load_display, remember_display
 from app.web.inline import DbAction, run_action, run_read
@@ -60,7 +59,7 @@ from app.web.rendering import (
     see_other,
 )
 from app.web.review_pages import review_context
-from app.web.view import board_view, parse_pile_selection, parse_selection
+from app.web.view import board_view, kept_prefix, parse_pile_selection, parse_selection
 from app.web.words import describe_change
 
 router = LeanRouter(include_in_schema=False, route_class=LeanRoute)

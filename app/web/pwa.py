@@ -27,7 +27,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.web import static_files
+from app.web.assets import static_files, static_url
 from app.web.templating import ROOT, templates
 
 router = APIRouter(include_in_schema=False)
@@ -45,7 +45,7 @@ SHORT_CACHE = "public, max-age=300"
 
 
 def manifest() -> dict[str, Any]:
-    url = static_files.static_url
+    url = static_url
     return {
         "id": "/",
         "name": NAME,
@@ -75,9 +75,8 @@ def manifest() -> dict[str, Any]:
 
 def precache_urls() -> list[str]:
     """The hashed URLs of this release's static files, and the offline page."""
-    assets = static_files.get_static_assets()
-    files = sorted(path for path in assets.by_path if path.endswith(PRECACHED_SUFFIXES))
-    return [static_files.static_url(path) for path in files] + [OFFLINE_PATH]
+    files = sorted(path for path in static_files().paths if path.endswith(PRECACHED_SUFFIXES))
+    return [static_url(path) for path in files] + [OFFLINE_PATH]
 
 
 def offline_html() -> str:

@@ -41,7 +41,7 @@ def test_pages_render(browser: Browser, path: str, text: str) -> None:
     assert r.headers["vary"] == "HX-Request, Accept-Language"
     assert text in r.text
     assert "<!doctype html>" in r.text.lower()
-    assert re.search(r'src="/static/vendor/htmx-4\.0\.1\.min\.[0-9a-f]{10}\.js"', r.text)
+    assert re.search(r'src="/static/vendor/htmx-4\.0\.1\.min\.[0-9a-f]{12}\.js"', r.text)
     assert "cdn" not in r.text.lower()
 
 

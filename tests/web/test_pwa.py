@@ -51,7 +51,7 @@ def test_the_manifest_names_the_app_and_its_icons(browser: Browser) -> None:
     assert re.fullmatch(r"#[0-9a-f]{6}", m["background_color"])
     sizes = {}
     for icon in m["icons"]:
-        assert re.fullmatch(r"/static/icons/[\w-]+\.[0-9a-f]{10}\.png", icon["src"]), icon
+        assert re.fullmatch(r"/static/icons/[\w-]+\.[0-9a-f]{12}\.png", icon["src"]), icon
         got = browser.get(icon["src"])
         assert got.status_code == 200
         assert got.headers["content-type"] == "image/png"
@@ -85,7 +85,7 @@ def test_every_page_links_the_manifest_and_registers_the_worker(browser: Browser
     for path in ("/", "/rules", "/stats", "/privacy", f"/games/{gid}", "/games/nothing"):
         page = browser.get(path).text
         assert '<link rel="manifest" href="/manifest.webmanifest">' in page, path
-        assert re.search(r'<script src="/static/js/sw-register\.[0-9a-f]{10}\.js" defer>', page)
+        assert re.search(r'<script src="/static/js/sw-register\.[0-9a-f]{12}\.js" defer>', page)
 
 
 def test_the_worker_precaches_this_releases_static_files(browser: Browser) -> None:
