@@ -36,6 +36,7 @@ from markupsafe import escape
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app import observability as obs
 from app.i18n import N_
 from app.services import (
     NotFound,
@@ -48,6 +49,7 @@ from app.services.ratelimit import RateLimited
 from app.web.deps import clear_identity
 from app.web.display import prefetch_display
 from app.web.rendering import render_error
+from app.web.security import SECURITY_HEADERS
 
 log = logging.getLogger("scorpion")
 
@@ -141,9 +143,24 @@ def respond(
 
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-    return respond(
+    response = respond(
         request, 500, N_("Something went wrong on our side; nothing was changed. Please retry.")
     )
+    return _as_ours(request, response)
+
+
+def _as_ours(request: Request, response: Response) -> Response:
+    """The headers ``app.web.front`` puts on every answer, on the safety net's 500 (Starlette
+    answers it outside every middleware): the security headers, the request id (the one the
+    access log names), and never stored."""
+    for name, value in SECURITY_HEADERS:
+        response.headers.setdefault(name, value)
+    state = request.scope.get("state") or {}
+    request_id = state.get("request_id") or obs.REQUEST_ID.get()
+    if request_id:
+        response.headers["X-Request-ID"] = str(request_id)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _http_detail(exc: StarletteHTTPException) -> tuple[int, str]:

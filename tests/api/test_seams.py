@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from app.web.security import SECURITY_HEADERS
 from tests.support.api_client import Player, assert_error
 
 pytestmark = pytest.mark.usefixtures("configured")
@@ -48,3 +50,61 @@ def test_names_that_imitate_the_default_are_refused(app: FastAPI) -> None:
     for name in FINE:
         r = p.http.put("/api/profile", json={"display_name": name}, headers=p.headers)
         assert r.status_code == 200 and r.json()["display_name"] == name, (name, r.text)
+
+
+# -- /api answers are never stored -------------------------------------------------------------
+
+
+def test_every_api_answer_says_no_store(app: FastAPI) -> None:
+    p = Player(app)
+    g = p.new_game(deal_number=10)
+    answers = {
+        "session": p.get("/api/session"),
+        "game": p.get(f"/api/games/{g['id']}"),
+        "games": p.get("/api/games"),
+        "stats": p.get("/api/stats"),
+        "variants": p.get("/api/variants"),
+        "profile": p.get("/api/profile"),
+        "move": p.move(g["id"], 0, 6, 1),
+        "not found": p.get("/api/games/nope"),
+        "no route": p.get("/api/no-such-thing"),
+        "bad body": p.post(f"/api/games/{g['id']}/moves", {"from_column": "x"}),
+        "forged": p.http.post(f"/api/games/{g['id']}/deal"),  # no CSRF token: 403
+        "unknown method": p.http.patch("/api/stats", headers=p.headers),
+    }
+    for name, r in answers.items():
+        assert r.headers.get("cache-control") == "no-store", (name, r.status_code, r.headers)
+
+
+# -- a 500 is still one of ours ------------------------------------------------------------------
+
+
+@pytest.fixture()
+def failing() -> TestClient:
+    """The app with one route that fails unexpectedly (a defect: the safety net answers)."""
+    from app.main import create_app
+
+    broken = create_app()
+
+    @broken.get("/api/broken")
+    @broken.get("/broken")
+    def fail() -> None:
+        raise RuntimeError("a defect")
+
+    return TestClient(broken, raise_server_exceptions=False)
+
+
+@pytest.mark.parametrize(("path", "accept"), [("/api/broken", "*/*"), ("/broken", "text/html")])
+def test_a_500_still_carries_the_security_headers_and_the_request_id(
+    failing: TestClient, path: str, accept: str
+) -> None:
+    r = failing.get(path, headers={"Accept": accept, "X-Request-ID": "seam-500-check"})
+    assert r.status_code == 500
+    assert "Something went wrong on our side" in r.text and "a defect" not in r.text
+    assert r.headers.get("x-request-id") == "seam-500-check"
+    for name, value in SECURITY_HEADERS:
+        assert r.headers.get(name) == value, (name, r.headers)
+    assert r.headers.get("cache-control") == "no-store"
+    # Without a request id of the client's, the one the app made (and logged) is sent.
+    r = failing.get(path, headers={"Accept": accept})
+    assert r.status_code == 500 and len(r.headers.get("x-request-id", "")) == 32
