@@ -161,7 +161,7 @@ def _nul_refused(request: Request) -> Response:
     the service began is rolled back with its transaction."""
     log.info("NUL character refused on %s %s", request.method, request.url.path)
     if "\x00" in request.scope.get("path", ""):
-        return respond(request, 404, NotFound().message)
+        return respond(request, 404, STATUS_TEXT[404])  # (a game, a device, a challenge...)
     return respond(request, 422, NUL_DETAIL)
 
 

@@ -211,3 +211,18 @@ def test_deeply_nested_json_is_a_4xx_on_every_json_route(app: FastAPI) -> None:
                 now = world.p.get(f"/api/games/{world.game['id']}").json()
                 assert now == before, (method, path)  # nothing changed
     assert asked >= 8, asked
+
+
+def test_a_nul_id_is_a_plain_404_and_a_nul_field_a_422(app: FastAPI) -> None:
+    """What a player or client reads: the same answer on both databases where the NUL is in
+    the address; nothing changed."""
+    world = World(app)
+    r = world.send("GET", "/games/a%00b", headers={"Accept": "text/html"})
+    assert r.status_code == 404 and "text/html" in r.headers["content-type"]
+    assert_error(world.send("DELETE", "/api/player/devices/a%00b"), 404)
+    r = world.send(
+        "POST", "/privacy/devices/remove", data={"csrf_token": world.p.token, "device": NUL}
+    )
+    assert 400 <= r.status_code < 500
+    assert world.p.get("/api/player/devices").status_code == 200
+    assert world.p.get(f"/api/games/{world.game['id']}").json()["version"] == world.game["version"]
