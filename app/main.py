@@ -1,7 +1,8 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware: one, ``app.web.front`` (request id, health and metrics, /static, the body limit,
-the client address, identity + CSRF, security headers, request metrics and the access log).
+Middleware: ``app.web.front`` (request id, health and metrics, /static, the body limit,
+the client address, identity + CSRF, security headers, request metrics and the access log),
+and outside it ``app.web.no_store`` (``Cache-Control: no-store`` on every ``/api`` answer).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -42,6 +43,7 @@ from app.web import (
 from app.web.assets import static_files
 from app.web.front import FrontMiddleware
 from app.web.lean import first_routes
+from app.web.no_store import ApiNoStore
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -80,6 +82,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # body limit, the client address, identity + CSRF, security headers, metrics, access log.
     # (/static: servestatic, app.web.assets)
     app.add_middleware(FrontMiddleware, settings=settings, static_app=static_files().app)
+    # Outside it, one small step: every /api answer is "Cache-Control: no-store" (app.web.no_store).
+    app.add_middleware(ApiNoStore)
     app.mount("/static", static_files().app, name="static")  # (url_for; served by the above)
 
     # FastAPI tries the routes in this order, about 2 us each (an included router's own routes
