@@ -44,19 +44,19 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app import observability, solver_worker
 from app.config import get_settings
-from app.db.models import GameRow
+from app.db.models import GameRow, utcnow
 from app.engine import Action, Move, get_variant, pile_move
 from app.engine.solver import SolverUnsupported, check_solvable
 
 from .common import read_tx, write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
-from .game_core import game_state
+from .game_core import begin, game_state
 from .ratelimit import RateLimited
 from .ratelimit import consume as count_request
 from .types import GameState
@@ -275,17 +275,20 @@ def prepare(
 
 def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
     """Mark the game assisted: the solver answered a question about it (one transaction).
+    A question starts a game nobody touched yet (its clock, its start: ``game_core.begin``).
     A game deleted meanwhile is simply left alone."""
     with write_tx(db):
-        db.execute(
-            update(GameRow)
-            .where(
-                GameRow.id == game_id,
-                GameRow.player_id == player_id,
-                GameRow.assisted.is_(False),
-            )
-            .values(assisted=True)
-        )
+        row = db.execute(
+            select(GameRow)
+            .where(GameRow.id == game_id, GameRow.player_id == player_id)
+            .with_for_update()
+        ).scalar_one_or_none()
+        if row is None:
+            return
+        if row.started_at is None and row.status == "playing":
+            row.started_at, row.counted = begin(db, player_id, row, utcnow())
+        row.assisted = True
+        db.flush()
 
 
 def _start_question(player_id: str) -> None:

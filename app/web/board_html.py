@@ -196,8 +196,10 @@ def moves_count(b: BoardView) -> str:
 def game_head(b: BoardView) -> str:
     """The game's version and status (read by static/js/board.js) and its clock."""
     return (
-        f'<dd id="game-head" data-version="{b.version}" data-status="{escape(b.status)}">'
-        f'<time id="clock" data-elapsed="{b.elapsed}" data-running="{"false" if b.won else "true"}"'
+        f'<dd id="game-head" data-version="{b.version}" data-status="{escape(b.status)}"'
+        f' data-started="{"true" if b.started else "false"}">'
+        f'<time id="clock" data-elapsed="{b.elapsed}"'
+        f' data-running="{"true" if b.started and not b.won else "false"}"'
         f' datetime="PT{b.elapsed}S">{escape(b.elapsed_text)}</time></dd>'
     )
 

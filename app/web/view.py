@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from app.engine import ALL_VARIANTS, Move, PublicView, get_variant
 from app.i18n import current_locale, gettext, ngettext
+from app.services import clock_seconds
 from app.web.words import (
     card_name,
     describe_move,
@@ -116,6 +117,9 @@ class BoardView:
     elapsed: int
     elapsed_text: str
     hidden: Markup
+    # The game's clock runs from its first move or solver question (issue 41): False for a
+    # dealt layout nobody touched, whose clock stands at 0 and which no confirmation guards.
+    started: bool = True
     sel: tuple[int, int] | None = None
     selected_label: str | None = None
     # The family: reserve cards and free cells beside the tableau; a picked-up pile card.
@@ -179,12 +183,11 @@ def encode_targets(moves: Iterable[Move]) -> str:
     return " ".join(items)
 
 
-def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
-    def aware(t: datetime) -> datetime:
-        return t if t.tzinfo else t.replace(tzinfo=UTC)
-
-    end = aware(finished_at) if finished_at else aware(now)
-    return max(0, int((end - aware(created_at)).total_seconds()))
+def elapsed_seconds(
+    started_at: datetime | None, finished_at: datetime | None, now: datetime
+) -> int:
+    """The game's clock (``app.services.clock_seconds``): 0 before its first move."""
+    return clock_seconds(started_at, finished_at, now)
 
 
 def parse_pile_selection(text: str | None, view: PublicView) -> tuple[str, int] | None:
@@ -280,7 +283,7 @@ def board_view(
     view: PublicView,
     stuck: bool,
     can_deal: bool,
-    created_at: datetime,
+    started_at: datetime | None,
     finished_at: datetime | None,
     csrf_token: str,
     base_url: str,
@@ -344,7 +347,7 @@ def board_view(
         for c, col in enumerate(view.columns)
         if only is None or c in only
     ]
-    elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
+    elapsed = elapsed_seconds(started_at, finished_at, now or datetime.now(UTC))
     selected_label = None
     if sel_pile is not None:
         slots = view.reserves if sel_pile[0] == "reserve" else view.cells
@@ -387,6 +390,7 @@ def board_view(
         elapsed=elapsed,
         elapsed_text=format_seconds(elapsed),
         hidden=hidden,
+        started=started_at is not None,
         sel=sel,
         selected_label=selected_label,
         hints=[

@@ -348,7 +348,9 @@ def test_stats_saved_games_and_deletes_cover_every_variant(app: FastAPI, engine:
     ids = {}
     for variant in RULES_ORDER:
         ids[variant] = p.new_game(variant=variant, deal_number=11)["id"]
+        p.first_step(ids[variant])  # (a game starts at its first move)
     again = p.new_game(variant="double-scorpion", deal_number=12)
+    p.first_step(again["id"])
     stats = p.get("/api/stats").json()["variants"]
     for variant in RULES_ORDER:
         expected = 2 if variant == "double-scorpion" else 1

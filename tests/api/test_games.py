@@ -332,9 +332,11 @@ def test_a_known_deal_is_won_and_then_finished(app: FastAPI, engine: Engine) -> 
     assert stats["current_streak"] == 1 and stats["best_streak"] == 1
     assert stats["fewest_moves"] == len(KNOWN_WIN["line"])
     assert isinstance(stats["best_time_seconds"], int) and stats["best_time_seconds"] >= 0
-    # Restart of a won game: a new start on the same deal.
+    # Restart of a won game: a new start on the same deal, once played.
     fresh = p.post(f"/api/games/{gid}/restart")
     assert fresh.status_code == 201 and fresh.json()["status"] == "playing"
+    assert p.get("/api/stats").json()["variants"]["scorpion"]["started"] == 1
+    p.first_step(fresh.json()["id"])
     assert p.get("/api/stats").json()["variants"]["scorpion"]["started"] == 2
 
 

@@ -36,6 +36,7 @@ GAME_KEYS = [
     "assisted",
     "moves_made",
     "difficulty",
+    "seconds",  # the clock (issue 41)
 ]
 
 TABLES_BY_PLAYER = ("players", "player_settings", "games", "variant_stats", "stat_events")
@@ -107,6 +108,18 @@ class Player:
         if version is not None:
             body["version"] = version
         return self.post(f"/api/games/{gid}/moves", body)
+
+    def first_step(self, gid: str) -> dict[str, Any]:
+        """The game's first step (the deal, or a hinted move in a variant without a stock):
+        it starts the game and its clock (issue 41)."""
+        if self.get(f"/api/games/{gid}").json()["stock"]:
+            r = self.post(f"/api/games/{gid}/deal")
+        else:
+            r = self.post(
+                f"/api/games/{gid}/moves", self.get(f"/api/games/{gid}/hints").json()["moves"][0]
+            )
+        assert r.status_code == 200, r.text
+        return dict(r.json())
 
     def apply(self, gid: str, action: list[Any] | tuple[Any, ...]) -> Any:
         if action[0] == "move":

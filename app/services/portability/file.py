@@ -152,6 +152,9 @@ class GameData(_Strict):
     difficulty: str | None
     sealed: str  # the deal and the position (face-down cards): see the module notes
     actions: list[ActionData]
+    # The game's clock start (issue 41; null: not started yet). A file from before it has
+    # none: its games were started when dealt (``restore``).
+    started_at: datetime | None = None
 
 
 class RaceEntryData(_Strict):

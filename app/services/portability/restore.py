@@ -106,7 +106,11 @@ def _write(
         deal, snapshot = unsealed(g, settings)
         db.add(
             GameRow(
-                **g.model_dump(exclude={"id", "restarted_from", "race_id", "sealed", "actions"}),
+                **g.model_dump(
+                    exclude={"id", "restarted_from", "race_id", "sealed", "actions", "started_at"}
+                ),
+                # (a file from before the clock: its games started when they were dealt)
+                started_at=g.started_at if "started_at" in g.model_fields_set else g.created_at,
                 id=new_id[g.id],
                 player_id=player_id,
                 deal=deal,
