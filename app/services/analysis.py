@@ -41,7 +41,8 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import select
@@ -273,10 +274,10 @@ def prepare(
         return _Question(snapshot=row.snapshot, state=game_state(row))
 
 
-def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
+def mark_assisted(db: Session, player_id: str, game_id: str) -> datetime | None:
     """Mark the game assisted: the solver answered a question about it (one transaction).
     A question starts a game nobody touched yet (its clock, its start: ``game_core.begin``).
-    A game deleted meanwhile is simply left alone."""
+    Returns the game's clock start. A game deleted meanwhile is simply left alone."""
     with write_tx(db):
         row = db.execute(
             select(GameRow)
@@ -284,11 +285,12 @@ def mark_assisted(db: Session, player_id: str, game_id: str) -> None:
             .with_for_update()
         ).scalar_one_or_none()
         if row is None:
-            return
+            return None
         if row.started_at is None and row.status == "playing":
             row.started_at, row.counted = begin(db, player_id, row, utcnow())
         row.assisted = True
         db.flush()
+        return row.started_at
 
 
 def _start_question(player_id: str) -> None:
@@ -328,15 +330,18 @@ async def analyse_game(
             answer = _unknown(started)
         else:
             answer = await ask_solver(question.snapshot, budget_seconds)
+        state = question.state
         if answer.verdict != "unknown":
-            await run_in_threadpool(mark_assisted, db, player_id, game_id)
+            clock = await run_in_threadpool(mark_assisted, db, player_id, game_id)
+            # (the page's clock and its confirmation: the question started the game)
+            state = replace(question.state, started_at=clock)
     finally:
         _end_question(player_id)
     return AnalysisResult(
         verdict=answer.verdict,
         seconds=round(answer.seconds, 3),
         hint=answer.first_action if hint else None,
-        state=question.state,
+        state=state,
     )
 
 

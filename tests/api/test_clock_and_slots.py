@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine, text
 
 from app.db.models import utcnow
-from tests.support.api_client import Player
+from tests.support.api_client import KNOWN_WIN, Player
 
 
 def _stats(p: Player, variant: str = "scorpion") -> dict[str, Any]:
@@ -114,3 +114,18 @@ def test_seconds_stand_at_zero_until_the_first_move(app: FastAPI, engine: Engine
             {"t": utcnow() - timedelta(seconds=95), "g": g["id"]},
         )
     assert 95 <= _game(p, g["id"])["seconds"] < 160
+
+
+def test_a_solver_question_starts_the_game(app: FastAPI, engine: Engine) -> None:
+    p = Player(app)
+    g = p.new_game(deal=KNOWN_WIN["deal"])
+    r = p.post(f"/api/games/{g['id']}/analysis")
+    assert r.status_code == 200 and r.json()["verdict"] == "win", r.text
+    assert (_stats(p)["started"], _stats(p)["abandoned"]) == (1, 0)
+    with engine.connect() as conn:
+        started = conn.execute(
+            text("SELECT started_at FROM games WHERE id = :g"), {"g": g["id"]}
+        ).scalar_one()
+    assert started is not None
+    p.new_game(deal_number=41)  # the asked-about game was a game: given up
+    assert (_stats(p)["started"], _stats(p)["abandoned"]) == (1, 1)

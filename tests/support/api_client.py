@@ -128,6 +128,12 @@ class Player:
         return self.post(f"/api/games/{gid}/{action[0]}")
 
 
+def unclocked(game: dict[str, Any]) -> dict[str, Any]:
+    """A game object without its running clock (``seconds`` grows while a started game waits):
+    what "nothing changed" compares."""
+    return {k: v for k, v in game.items() if k != "seconds"}
+
+
 def assert_error(response: Any, status: int) -> str:
     """The response is ``status`` with a JSON ``{"detail": "<sentence>"}``; returns it."""
     assert response.status_code == status, response.text
