@@ -43,12 +43,12 @@ def test_a_winnable_deal_of_the_chosen_difficulty(
     page.goto(server.url + "/")
     options = page.locator(f"#pick-{variant} form.winnable-form select option")
     expect(options).to_have_text(["any", "easy", "medium", "hard"])
-    for k, grade in enumerate(grades):
+    for grade in grades:
         page.goto(server.url + "/")
         winnable(page, variant, grade)
-        if k:  # the previous deal is still in progress: the page asks first
-            page.get_by_role("button", name="Give up and start a new game").click()
+        # (the previous deal was left untouched: not a game yet, so nothing asks: issue 41)
         game = game_of(page, server)
+        expect(page.locator("#confirm-dlg")).to_have_count(0)
         assert (game["variant"], game["difficulty"]) == (variant, grade)
         assert game["deal_number"] in winnable_deals(variant, grade)
         expect(page.locator("#game-head")).to_have_attribute("data-version", "1")
