@@ -156,6 +156,9 @@ class GameRow(Base):
     count, net of undo; ``moves_made`` counts every move and deal performed, undone ones
     included (undo and redo are not counted). ``assisted``: help that reads hidden cards (the
     solver: "is this still winnable?", the solver hint) was used (docs/rules.md, Assistance).
+    ``started_at``: the game's clock start, its first move (or deal) or first solver question;
+    NULL while nobody touched the dealt layout, which is not a game yet (replacing it counts
+    neither a start nor an abandonment; ``app/services/game_core.py``).
     """
 
     __tablename__ = "games"
@@ -181,6 +184,7 @@ class GameRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     abandoned_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The shared deal (daily deal or challenge, ``races.id``) this game plays, if any: the
     # action path reports its progress to the race (``app/services/race.py``).

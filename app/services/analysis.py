@@ -64,10 +64,11 @@ from collections import OrderedDict, deque
 from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -81,7 +82,7 @@ from app.engine.solver.lines import ProvedLine, next_on_line
 from .clients import current_address
 from .common import read_tx, utcnow, write_tx
 from .errors import ActionRefused, NotFound, VersionConflict
-from .game_core import game_state
+from .game_core import begin, game_state
 from .ratelimit import RateLimited
 from .ratelimit import consume as count_request
 from .types import GameState
@@ -406,26 +407,26 @@ def prepare(
 
 def mark_assisted(
     db: Session, player_id: str, game_id: str, proved: ProvedLine | None = None
-) -> None:
+) -> datetime | None:
     """Mark the game assisted: the solver answered a question about it (one transaction).
+    A question starts a game nobody touched yet (its clock, its start: ``game_core.begin``).
     With ``proved``, keep it as the game's proved line (in the same transaction).
-    A game deleted meanwhile is simply left alone."""
+    Returns the game's clock start. A game deleted meanwhile is simply left alone."""
     with write_tx(db):
-        db.execute(
-            update(GameRow)
-            .where(
-                GameRow.id == game_id,
-                GameRow.player_id == player_id,
-                GameRow.assisted.is_(False),
-            )
-            .values(assisted=True)
-        )
+        row = db.execute(
+            select(GameRow)
+            .where(GameRow.id == game_id, GameRow.player_id == player_id)
+            .with_for_update()
+        ).scalar_one_or_none()
+        if row is None:
+            return None
+        if row.started_at is None and row.status == "playing":
+            row.started_at, row.counted = begin(db, player_id, row, utcnow())
+        row.assisted = True
         if proved is not None:
-            owned = db.execute(
-                select(GameRow.id).where(GameRow.id == game_id, GameRow.player_id == player_id)
-            ).scalar_one_or_none()
-            if owned is not None:
-                _store_line(db, game_id, proved)
+            _store_line(db, game_id, proved)
+        db.flush()
+        return row.started_at
 
 
 def _store_line(db: Session, game_id: str, proved: ProvedLine) -> None:
@@ -480,15 +481,18 @@ async def analyse_game(
             answer = await ask_solver(question.snapshot, budget_seconds, client)
             if answer.verdict == "win" and answer.line:
                 proved = ProvedLine(question.snapshot, answer.line)
+        state = question.state
         if answer.verdict != "unknown":
-            await run_in_threadpool(mark_assisted, db, player_id, game_id, proved)
+            clock = await run_in_threadpool(mark_assisted, db, player_id, game_id, proved)
+            # (the page's clock and its confirmation: the question started the game)
+            state = replace(question.state, started_at=clock)
     finally:
         _end_question(player_id)
     return AnalysisResult(
         verdict=answer.verdict,
         seconds=round(answer.seconds, 3),
         hint=answer.first_action if hint else None,
-        state=question.state,
+        state=state,
     )
 
 

@@ -401,7 +401,7 @@ def replay(
         view=view,
         stuck=False,
         can_deal=view.stock > 0,
-        created_at=rep.game.created_at,
+        started_at=rep.game.started_at,
         finished_at=rep.game.finished_at,
         csrf_token=csrf_token,
         base_url=base_url(request),

@@ -298,7 +298,7 @@ def board_context(
         view=state.view,
         stuck=state.stuck,
         can_deal=state.can_deal,
-        created_at=state.created_at,
+        started_at=state.started_at,
         finished_at=state.finished_at,
         csrf_token=csrf_token,
         base_url=base_url(request),

@@ -120,7 +120,7 @@ def way_to_win(
         view=view,
         stuck=False,
         can_deal=view.stock > 0,
-        created_at=state.created_at,
+        started_at=state.started_at,
         finished_at=state.finished_at,
         csrf_token=csrf_token,
         base_url=base_url(request),

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from app.engine import ALL_VARIANTS, Move, PublicView, get_variant
 from app.i18n import current_locale, gettext, ngettext
+from app.services import clock_seconds
 from app.web.words import (
     card_name,
     describe_move,
@@ -109,6 +110,9 @@ class BoardView:
     elapsed: int
     elapsed_text: str
     csrf_token: str  # (a form's hidden fields: partials/board.html, hidden)
+    # The game's clock runs from its first move or solver question (issue 41): False for a
+    # dealt layout nobody touched, whose clock stands at 0 and which no confirmation guards.
+    started: bool = True
     sel: tuple[int, int] | None = None
     selected_label: str | None = None
     # The family: reserve cards and free cells beside the tableau; a picked-up pile card.
@@ -186,12 +190,11 @@ def encode_targets(moves: Iterable[Move]) -> str:
     return " ".join(items)
 
 
-def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
-    def aware(t: datetime) -> datetime:
-        return t if t.tzinfo else t.replace(tzinfo=UTC)
-
-    end = aware(finished_at) if finished_at else aware(now)
-    return max(0, int((end - aware(created_at)).total_seconds()))
+def elapsed_seconds(
+    started_at: datetime | None, finished_at: datetime | None, now: datetime
+) -> int:
+    """The game's clock (``app.services.clock_seconds``): 0 before its first move."""
+    return clock_seconds(started_at, finished_at, now)
 
 
 def parse_pile_selection(text: str | None, view: PublicView) -> tuple[str, int] | None:
@@ -287,7 +290,7 @@ def board_view(
     view: PublicView,
     stuck: bool,
     can_deal: bool,
-    created_at: datetime,
+    started_at: datetime | None,
     finished_at: datetime | None,
     csrf_token: str,
     base_url: str,
@@ -351,7 +354,7 @@ def board_view(
         for c, col in enumerate(view.columns)
         if only is None or c in only
     ]
-    elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
+    elapsed = elapsed_seconds(started_at, finished_at, now or datetime.now(UTC))
     selected_label = None
     if sel_pile is not None:
         slots = view.reserves if sel_pile[0] == "reserve" else view.cells
@@ -389,6 +392,7 @@ def board_view(
         elapsed=elapsed,
         elapsed_text=format_seconds(elapsed),
         csrf_token=csrf_token,
+        started=started_at is not None,
         sel=sel,
         selected_label=selected_label,
         hints=[

@@ -25,6 +25,7 @@ from tests.support.api_client import (
     assert_no_hidden_card,
     count_rows,
     mirror,
+    unclocked,
 )
 from tests.support.deals import HARD_DEAL, LOST_DEAL
 
@@ -75,8 +76,8 @@ def test_a_known_winnable_deal_is_still_winnable_and_nothing_hidden_leaks(
     assert_no_hidden_card(r.text, mirror(deal=KNOWN_WIN["deal"]))
     assert _assisted(engine, g["id"]) is True
     # Nothing else changed: same version, same position, nothing logged; the game says it is
-    # assisted now.
-    assert p.get(f"/api/games/{g['id']}").json() == {**g, "assisted": True}
+    # assisted now (and the question started its clock: issue 41).
+    assert unclocked(p.get(f"/api/games/{g['id']}").json()) == unclocked({**g, "assisted": True})
     assert count_rows(engine, "game_actions", "game_id = :g", g=g["id"]) == 0
 
 

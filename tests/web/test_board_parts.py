@@ -154,7 +154,7 @@ def test_the_message_line_escapes_what_it_shows() -> None:
         view=game.public_view(),
         stuck=False,
         can_deal=True,
-        created_at=now,
+        started_at=now,
         finished_at=None,
         csrf_token="t",
         base_url="http://x",

@@ -416,7 +416,11 @@ def test_statistics_page(browser: Browser) -> None:
     gid = browser.new_game(deal=WIN_DEAL)
     for k, action in enumerate(WIN_LINE, start=1):
         browser.act(gid, action, version=k)
-    browser.new_game(deal_number=77)
+    browser.new_game(deal=WIN_DEAL)
+    untouched = browser.get("/stats").text  # a dealt layout nobody touched counts nothing
+    assert _kpi(untouched, "started") == "1"
+    played = browser.new_game(deal=WIN_DEAL)
+    browser.act(played, WIN_LINE[0], version=1)
     page = browser.get("/stats").text
     assert _kpi(page, "started") == "2"
     assert _kpi(page, "won") == "1"
