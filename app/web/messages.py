@@ -101,6 +101,7 @@ MESSAGES: tuple[str, ...] = (
     N_("A deal number is a whole number."),
     N_("A deal holds each of the 52 cards exactly once."),
     N_("A replay is shown once the game is won."),
+    N_("This deal is still secret (today's daily deal): its review waits until the day is over."),
     N_("A day is written YYYY-MM-DD, e.g. 2026-11-29."),
     N_("A display name is text."),
     N_("A move names a column, a position in it and a target column."),

@@ -442,8 +442,8 @@ def test_the_refusals_read_in_chinese(phone: Browser, laptop: Browser, engine: E
     assert r.status_code == 422 and "四色扑克牌：发送“on”表示选择" in r.text
     assert player_rows(engine, player_of(laptop)) == before
     r = join(laptop, "ABCD-EFGH")
-    assert r.status_code == 422 and "这个代码不正确、已被使用或已过期" in r.text
-    assert "有效 10 分钟" in r.text
+    assert r.status_code == 422 and "这个关联码不正确、已被使用或已过期" in r.text
+    assert "有效期 10 分钟" in r.text
     api = laptop.http.post(
         "/api/player/link",
         json={"code": "ABCD-EFGH"},

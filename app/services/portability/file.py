@@ -169,6 +169,9 @@ class GameFields(_Strict):
     abandoned_at: datetime | None
     race_id: str | None
     difficulty: str | None
+    # The game's clock start (issue 41; null: not started yet). A file from before it has
+    # none: its games were started when dealt (``restore``).
+    started_at: datetime | None = None
 
 
 class GameData(GameFields):  # version 1

@@ -170,7 +170,21 @@ def _write(
     games = [
         {
             **g.fields.model_dump(
-                exclude={"id", "restarted_from", "race_id", "sealed", "actions", "log"}
+                exclude={
+                    "id",
+                    "restarted_from",
+                    "race_id",
+                    "sealed",
+                    "actions",
+                    "log",
+                    "started_at",
+                }
+            ),
+            # (a file from before the clock: its games started when they were dealt)
+            "started_at": (
+                g.fields.started_at
+                if "started_at" in g.fields.model_fields_set
+                else g.fields.created_at
             ),
             "id": new_id[g.fields.id],
             "player_id": player_id,

@@ -1,4 +1,4 @@
-"""Migration 0013_deck: the player's settings gain ``card_back``, ``felt`` and ``sounds``
+"""Migration 0015_deck: the player's settings gain ``card_back``, ``felt`` and ``sounds``
 (issue 41); existing rows, and rows written by an older release during a deploy, get today's
 deck (blue back, green felt, silent); a downgrade drops them and keeps the settings."""
 
@@ -34,7 +34,7 @@ def test_existing_settings_get_todays_deck_and_a_downgrade_keeps_them(fresh_url:
             )
         engine.dispose()
 
-        command.upgrade(cfg, "0013_deck")
+        command.upgrade(cfg, "0015_deck")
         columns = {c["name"]: c for c in inspect(engine).get_columns("player_settings")}
         assert set(columns) >= NEW_COLUMNS
         for name in NEW_COLUMNS:

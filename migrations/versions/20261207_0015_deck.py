@@ -4,13 +4,13 @@
 ``felt`` one of ``green`` (the table until now), ``blue``, ``red``, ``grey``; ``sounds`` is
 off unless the player switches it on. Existing rows get the defaults: today's deck, silent.
 
-Revision ID: 0013_deck, revising 0012 (2026-12-07).
+Revision ID: 0015_deck, revising 0012 (2026-12-07).
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision, down_revision = "0013_deck", "0012"
+revision, down_revision = "0015_deck", "0014_clock"
 branch_labels = depends_on = None
 
 
