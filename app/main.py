@@ -5,7 +5,8 @@ metrics and the access log (``request_log``); ``/healthz``, ``/readyz``, ``/metr
 (``ops``); the security headers (``security_headers``); ``/static`` (``static_first``: no
 cookie); the body limit (``body_limit``); the client's address (``client_address``); the
 language (``language``); identity and CSRF (``identity``); the request's database sessions
-closed after the response (``request_sessions``).
+closed after the response (``request_sessions``); and outermost ``Cache-Control:
+no-store`` on every ``/api`` answer, the other middlewares' own refusals included (``no_store``).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -32,23 +33,26 @@ from app.web import (
     analysis_pages,
     api,
     api_analysis,
+    api_review,
     devices_api,
     errors,
     pages,
     player_pages,
     pwa,
+    review_pages,
     together_api,
     together_pages,
 )
+from app.web.assets import static_files
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.client_address import ClientAddressMiddleware
 from app.web.identity import IdentityMiddleware
 from app.web.language import LanguageMiddleware
+from app.web.no_store import ApiNoStore
 from app.web.ops import OpsMiddleware
 from app.web.request_log import RequestLogMiddleware
 from app.web.request_sessions import RequestSessionsMiddleware
 from app.web.security_headers import SecurityHeadersMiddleware
-from app.web.static_files import get_static_assets
 from app.web.static_first import StaticFirstMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,17 +92,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(LanguageMiddleware)
     app.add_middleware(ClientAddressMiddleware)
     app.add_middleware(BodyLimitMiddleware)
-    app.add_middleware(StaticFirstMiddleware, static_app=get_static_assets())
+    app.add_middleware(StaticFirstMiddleware, static_app=static_files().app)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(OpsMiddleware, settings=settings)
     app.add_middleware(RequestLogMiddleware)
-    app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
+    app.add_middleware(ApiNoStore)
+    app.mount("/static", static_files().app, name="static")  # (url_for; served by the above)
 
     # The busiest routers first (a JSON move, then the play page and its forms). No path of
     # one router can match another's, so the order changes nothing else.
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
+    app.include_router(api_review.router)  # /api/games/{id}/review (the solver's review)
+    app.include_router(review_pages.router)  # the review on the replay page, a way to win
     app.include_router(together_api.router)  # profile, daily deal, challenges, races
     app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(devices_api.router)  # devices, link codes, the data file

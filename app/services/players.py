@@ -36,10 +36,13 @@ from .common import (
     write_tx,
 )
 from .devices import forget as forget_devices
+from .devices import require_standing
 from .errors import InvalidRequest
 from .ratelimit import consume as count_request
 from .ratelimit import counted_tx
 from .types import (
+    BACKS,
+    FELTS,
     THEMES,
     DayCount,
     Display,
@@ -59,6 +62,9 @@ def _preferences(row: PlayerSettings) -> PlayerPreferences:
         four_colour=bool(row.four_colour),
         theme=row.theme if row.theme in THEMES else "auto",
         large_cards=bool(row.large_cards),
+        card_back=row.card_back if row.card_back in BACKS else BACKS[0],
+        felt=row.felt if row.felt in FELTS else FELTS[0],
+        sounds=bool(row.sounds),
         locale=row.locale,
     )
 
@@ -73,8 +79,14 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
 
 
 _SETTINGS = cast(Table, PlayerSettings.__table__)
-_SELECT_DISPLAY = select(_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards).where(
-    _SETTINGS.c.player_id == bindparam("pid")
+_SELECT_DISPLAY = select(
+    _SETTINGS.c.four_colour,
+    _SETTINGS.c.theme,
+    _SETTINGS.c.large_cards,
+    _SETTINGS.c.card_back,
+    _SETTINGS.c.felt,
+    _SETTINGS.c.sounds,
+).where(_SETTINGS.c.player_id == bindparam("pid")
 )
 
 
@@ -85,7 +97,14 @@ def get_display(db: Session | Connection, player_id: str) -> Display:
     return display_of(read_one(db, _SELECT_DISPLAY, {"pid": player_id}))
 
 
-DISPLAY_COLUMNS = (_SETTINGS.c.four_colour, _SETTINGS.c.theme, _SETTINGS.c.large_cards)
+DISPLAY_COLUMNS = (
+    _SETTINGS.c.four_colour,
+    _SETTINGS.c.theme,
+    _SETTINGS.c.large_cards,
+    _SETTINGS.c.card_back,
+    _SETTINGS.c.felt,
+    _SETTINGS.c.sounds,
+)
 
 
 def display_of(found: Mapping[str, Any] | None) -> Display:
@@ -94,7 +113,16 @@ def display_of(found: Mapping[str, Any] | None) -> Display:
     if found is None or found["theme"] is None:
         return Display()
     theme = found["theme"] if found["theme"] in THEMES else "auto"
-    return Display(bool(found["four_colour"]), theme, bool(found["large_cards"]))
+    back = found["card_back"] if found["card_back"] in BACKS else BACKS[0]
+    felt = found["felt"] if found["felt"] in FELTS else FELTS[0]
+    return Display(
+        four_colour=bool(found["four_colour"]),
+        theme=theme,
+        large_cards=bool(found["large_cards"]),
+        card_back=back,
+        felt=felt,
+        sounds=bool(found["sounds"]),
+    )
 
 
 def stored_locale(db: Session, player_id: str) -> str | None:
@@ -127,11 +155,15 @@ def update_settings(
     four_colour: bool | None = None,
     theme: str | None = None,
     large_cards: bool | None = None,
+    card_back: str | None = None,
+    felt: str | None = None,
+    sounds: bool | None = None,
     locale: str | None | _Keep = KEEP_LOCALE,
 ) -> PlayerPreferences:
     """Change the given settings in one transaction; ``None`` leaves a setting as it is (the
     language: ``KEEP_LOCALE`` leaves it, ``None`` follows the browser, else a tag of
-    ``app.i18n.LOCALES``). A ``theme`` other than ``auto``, ``light`` or ``dark`` is refused
+    ``app.i18n.LOCALES``). A ``theme`` other than ``auto``, ``light`` or ``dark``, a
+    ``card_back`` not in ``BACKS`` or a ``felt`` not in ``FELTS`` is refused
     (``InvalidRequest``) before anything changes.
 
     Turning "save games" off withdraws the saved games from resuming (they stay playable by
@@ -141,6 +173,15 @@ def update_settings(
     if theme is not None and theme not in THEMES:
         raise InvalidRequest(
             f"Unknown theme {theme[:20]!r}: choose one of {', '.join(THEMES)}. Nothing changed."
+        )
+    if card_back is not None and card_back not in BACKS:
+        raise InvalidRequest(
+            f"Unknown card back {card_back[:20]!r}: choose one of {', '.join(BACKS)}. "
+            "Nothing changed."
+        )
+    if felt is not None and felt not in FELTS:
+        raise InvalidRequest(
+            f"Unknown felt {felt[:20]!r}: choose one of {', '.join(FELTS)}. Nothing changed."
         )
     with counted_tx(db, player_id, "actions"):
         row = ensure_player(db, player_id)
@@ -163,6 +204,12 @@ def update_settings(
             row.theme = theme
         if large_cards is not None:
             row.large_cards = large_cards
+        if card_back is not None:
+            row.card_back = card_back
+        if felt is not None:
+            row.felt = felt
+        if sounds is not None:
+            row.sounds = sounds
         if not isinstance(locale, _Keep):
             row.locale = locale
         row.updated_at = utcnow()
@@ -272,6 +319,7 @@ def delete_games(db: Session, player_id: str) -> int:
     with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return 0
+        require_standing(db, player_id)
         result = db.execute(
             delete(GameRow).where(GameRow.player_id == player_id, GameRow.status == "playing")
         )
@@ -285,6 +333,7 @@ def delete_results(db: Session, player_id: str) -> None:
     with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return
+        require_standing(db, player_id)
         db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
         db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
         db.execute(
@@ -319,8 +368,9 @@ def delete_player(db: Session, player_id: str) -> None:
     with write_tx(db):
         if is_postgres(db):
             lock_player_id(db, player_id)  # serialises with a concurrent first write
-        add_tombstone(db, player_id)
         lock_player(db, player_id)  # waits for the player's action in flight, if any
+        require_standing(db, player_id)  # (a removed device deletes nothing)
+        add_tombstone(db, player_id)
         _forget_races(db, player_id)
         db.execute(delete(Player).where(Player.id == player_id))  # (devices, link codes too)
     forget_devices(player_id)

@@ -9,7 +9,9 @@ body), so an oversized body is refused before any of it is parsed or buffered:
   the client gets ``413`` and the app sees the client go away (``http.disconnect``), so it
   stops reading and nothing is written.
 
-The answer is the site's usual JSON error: ``{"detail": "..."}``, then the connection closes.
+The answer is the site's usual JSON error: ``{"detail": "..."}``, then the connection closes;
+for a form whose refusal a browser shows (``location``: the privacy page's import), a ``303``
+to that page instead, which says why (issue 39: a refusal on a page is a page, not JSON).
 An ordinary HTTP client sends the whole body before it reads the answer, and a server that
 closes with part of the body unread resets the connection under it (issue 34: the client saw
 the reset, not the 413). So the rest of a refused body is read and thrown away first, up to
@@ -79,12 +81,28 @@ async def drain(receive: Receive, received: int = 0) -> None:
         return
 
 
-async def refuse(send: Send, limit: int, receive: Receive | None = None) -> None:
-    """Answer ``413``: after reading the rest of the body through ``receive`` (``drain``),
-    or at once without it."""
+def _see_other(location: str) -> tuple[Message, Message]:
+    start: Message = {
+        "type": "http.response.start",
+        "status": 303,
+        "headers": [
+            (b"location", location.encode("latin-1")),
+            (b"content-length", b"0"),
+            (b"cache-control", b"no-store"),
+            (b"connection", b"close"),
+        ],
+    }
+    return start, {"type": "http.response.body", "body": b""}
+
+
+async def refuse(
+    send: Send, limit: int, receive: Receive | None = None, location: str | None = None
+) -> None:
+    """Answer ``413`` (or, given a ``location``, ``303`` to it): after reading the rest of the
+    body through ``receive`` (``drain``), or at once without it."""
     if receive is not None:
         await drain(receive)
-    for message in _too_large(limit):
+    for message in _see_other(location) if location else _too_large(limit):
         await send(message)
 
 
@@ -94,10 +112,13 @@ class BodyGuard:
     ``send``, unless the app's answer has ``started``) and tells the app the client went away
     (``refused``: whatever the app says after that is dropped by the caller)."""
 
-    __slots__ = ("limit", "received", "refused", "started", "_receive", "_send")
+    __slots__ = ("limit", "location", "received", "refused", "started", "_receive", "_send")
 
-    def __init__(self, limit: int, receive: Receive, send: Send) -> None:
+    def __init__(
+        self, limit: int, receive: Receive, send: Send, location: str | None = None
+    ) -> None:
         self.limit = limit
+        self.location = location
         self.received = 0
         self.refused = False
         self.started = False
@@ -115,14 +136,18 @@ class BodyGuard:
                 if not self.started:
                     if message.get("more_body", False):
                         await drain(self._receive, self.received)
-                    await refuse(self._send, self.limit)
+                    await refuse(self._send, self.limit, location=self.location)
                 return {"type": "http.disconnect"}
         return message
 
 
 # The data file's uploads (``app.web.player_pages``'s form, ``app.web.devices_api``'s JSON):
-# the one bigger body (``MAX_IMPORT_BYTES``).
+# their cap is ``MAX_IMPORT_BYTES`` and room for the form's other fields (the route itself
+# refuses a file over ``MAX_IMPORT_BYTES``, readably); past it, the form's refusal is a 303 to
+# the privacy page, which says why (``IMPORT_TOO_LARGE``), the JSON route's the usual 413.
 IMPORT_PATHS = frozenset({"/privacy/import", "/api/player/import"})
+IMPORT_FORM_ROOM = 64 * 1024
+IMPORT_TOO_LARGE = {"/privacy/import": "/privacy?refused=too-large#your-data"}
 
 
 class BodyLimitMiddleware(HttpMiddleware):
@@ -131,14 +156,17 @@ class BodyLimitMiddleware(HttpMiddleware):
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         shared = get_settings()
         limit = shared.max_body_bytes
+        location = None
         if scope["path"] in IMPORT_PATHS and scope["method"] == "POST":
-            limit = max(limit, shared.max_import_bytes)
+            # (the one bigger body: a data file)
+            limit = max(limit, shared.max_import_bytes + IMPORT_FORM_ROOM)
+            location = IMPORT_TOO_LARGE.get(scope["path"])
         found = first_headers(scope, (b"content-length", b"expect"))
         length, expect = found.get(b"content-length"), found.get(b"expect")
         if declared_too_large(length, limit):
-            await refuse(send, limit, receive if may_drain(length, expect) else None)
+            await refuse(send, limit, receive if may_drain(length, expect) else None, location)
             return
-        guard = BodyGuard(limit, receive, send)
+        guard = BodyGuard(limit, receive, send, location)
 
         async def send_app(message: Message) -> None:
             if guard.refused:

@@ -12,7 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from app.db.session import request_session
-from app.services import Display, get_display
+from app.services import BACKS, FELTS, Display, get_display
 
 DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once read
 
@@ -20,7 +20,8 @@ DISPLAY_KEY = "display"  # the request's ``Display`` in ``scope["state"]``, once
 def html_class(display: Display) -> str:
     """The classes of a page's ``<html>`` element for ``display`` (static/css/app.css):
     ``four-colour``, ``large-cards``, ``theme-light`` / ``theme-dark`` (none for ``auto``,
-    where ``prefers-color-scheme`` decides)."""
+    where ``prefers-color-scheme`` decides), ``back-red`` ... and ``felt-blue`` ... (none for
+    the default blue back and green felt), ``sounds`` (static/js/sounds.js plays only then)."""
     classes = []
     if display.four_colour:
         classes.append("four-colour")
@@ -28,6 +29,12 @@ def html_class(display: Display) -> str:
         classes.append("large-cards")
     if display.theme != "auto":
         classes.append("theme-" + display.theme)
+    if display.card_back != BACKS[0]:
+        classes.append("back-" + display.card_back)
+    if display.felt != FELTS[0]:
+        classes.append("felt-" + display.felt)
+    if display.sounds:
+        classes.append("sounds")
     return " ".join(classes)
 
 

@@ -24,7 +24,14 @@ from app.services import devices as device_service
 from app.services import profiles as profile_service
 from app.services.players import KEEP_LOCALE, set_locale
 from app.web import charts
-from app.web.deps import CsrfToken, DeviceId, PlayerId, become_device, clear_identity
+from app.web.deps import (
+    CsrfToken,
+    DeviceId,
+    PlayerId,
+    become_device,
+    clear_identity,
+    csrf_token_for,
+)
 from app.web.messages import translate
 from app.web.rendering import (
     Page,
@@ -69,6 +76,8 @@ def _privacy_context(request: Request, db: Session, player: str, csrf_token: str
         profile=profile_service.get_profile(db, player),  # display name and leaderboards
         cookie_name=get_settings().cookie_name,
         themes=THEME_CHOICES,
+        backs=BACK_CHOICES,
+        felts=FELT_CHOICES,
         devices=device_service.list_devices(db, player, device),
         max_import_bytes=get_settings().max_import_bytes,
         link=None,
@@ -85,6 +94,19 @@ THEME_CHOICES = (
     ("auto", N_("As my device is set (light or dark)")),
     ("light", N_("Light")),
     ("dark", N_("Dark")),
+)
+# The deck's backs and the table's felts (issue 41), in the order of services.BACKS / FELTS.
+BACK_CHOICES = (
+    ("blue", N_("Blue")),
+    ("red", N_("Red")),
+    ("green", N_("Green")),
+    ("black", N_("Black")),
+)
+FELT_CHOICES = (
+    ("green", N_("Green")),
+    ("blue", N_("Blue")),
+    ("red", N_("Red")),
+    ("grey", N_("Grey")),
 )
 
 DONE_MESSAGES = {
@@ -105,9 +127,16 @@ DONE_MESSAGES = {
 
 
 @router.get("/privacy", response_class=HTMLResponse)
-def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
+def privacy(
+    page: Page,
+    done: Annotated[str | None, Query(max_length=12)] = None,
+    refused: Annotated[str | None, Query(max_length=12)] = None,
+) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
+    if refused == "too-large":  # a data file past the body cap (app.web.front: a 303 here)
+        refusal = portability.too_large(get_settings().max_import_bytes)
+        ctx["import_error"] = translate(refusal.message)
     # The settings page shows the stored choice: a device whose cookie says otherwise (the
     # language changed on another device of the player) follows the settings from here on.
     state = request.scope.get("state") or {}
@@ -120,7 +149,7 @@ def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None
     ctx["done"] = gettext(message) if message else None
     response = render(request, "privacy.html", ctx)
     if stale:
-        set_locale_cookie(response, stored)
+        set_locale_cookie(request, response, stored)
     return response
 
 
@@ -131,7 +160,7 @@ def save_settings(
     record_stats: Annotated[str | None, Form()] = None,
     locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
-    db, player = page.db, page.player
+    request, db, player = page.request, page.db, page.player
     # (a form without the language field leaves the language as it is)
     choice = KEEP_LOCALE if locale is None else i18n.normalize(locale)
     services.update_settings(
@@ -143,7 +172,7 @@ def save_settings(
     )
     response = see_other("/privacy?done=settings")
     if choice is not KEEP_LOCALE:
-        set_locale_cookie(response, choice or i18n.AUTO)
+        set_locale_cookie(request, response, choice or i18n.AUTO)
     return response
 
 
@@ -162,15 +191,27 @@ def save_deck(
     four_colour: Annotated[str | None, Form()] = None,
     theme: Annotated[str | None, Form()] = None,
     large_cards: Annotated[str | None, Form()] = None,
+    card_back: Annotated[str | None, Form(max_length=20)] = None,
+    felt: Annotated[str | None, Form(max_length=20)] = None,
+    sounds: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """The deck's colours, the theme and the card size: kept in the player's settings (so
+    """The deck's colours, the theme, the card size, the card back, the felt and the sounds
+    (issue 41; a form without the last three leaves the defaults): kept in the player's settings (so
     every device of the player shows them), applied on every page (``base_context``)."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:
         four = _checkbox("Four-colour cards", four_colour)
         large = _checkbox("Larger cards", large_cards)
+        sound = _checkbox("Sounds", sounds)
         services.update_settings(
-            db, player, four_colour=four, theme=theme or "auto", large_cards=large
+            db,
+            player,
+            four_colour=four,
+            theme=theme or "auto",
+            large_cards=large,
+            card_back=card_back or services.BACKS[0],
+            felt=felt or services.FELTS[0],
+            sounds=sound,
         )
     except ServiceError as exc:
         ctx = _privacy_context(request, db, player, csrf_token)
@@ -210,7 +251,7 @@ def save_language(
         )
     set_locale(db, player, choice)
     response = see_other(_back_to(next))
-    set_locale_cookie(response, choice or i18n.AUTO)
+    set_locale_cookie(request, response, choice or i18n.AUTO)
     return response
 
 
@@ -275,9 +316,10 @@ def remove_device(
     request: Request,
     db: SessionDep,
     player: PlayerId,
+    this: DeviceId,
     device: Annotated[str, Form(max_length=24)],
 ) -> Response:
-    device_service.remove_device(db, player, device)
+    device_service.remove_device(db, player, device, by=this)
     return see_other("/privacy?done=device")
 
 
@@ -340,12 +382,15 @@ def _link(page: Page, device: str, code: Any, leave: bool, agent: str) -> Respon
         if isinstance(exc, device_service.TooManyLinkTries):
             response.headers["Retry-After"] = str(exc.retry_after)
         return response
-    if is_htmx(request):
-        ctx = base_context(request, csrf_token, "privacy")
-        ctx.update(linked=True, code="", has_data=False, error=None)
-        response = render(request, "link.html", ctx, block="link_form")
-    else:
+    if not is_htmx(request):
         response = see_other("/privacy?done=linked")
+        become_device(request, response, linked.player_id, linked.device_id)
+        return response
+    # The page stays: its forms (the footer's language switch) get the new device's token.
+    token = csrf_token_for(linked.player_id, device_id=linked.device_id)
+    ctx = base_context(request, token, "privacy")
+    ctx.update(linked=True, code="", has_data=False, error=None, lang_switch_oob=True)
+    response = render(request, "link.html", ctx, block="link_form")
     become_device(request, response, linked.player_id, linked.device_id)
     return response
 

@@ -75,6 +75,9 @@ class RequestLogMiddleware(HttpMiddleware):
         incoming = first_headers(scope, _REQUEST_ID).get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _REQUEST_ID_RE.fullmatch(incoming) else os.urandom(16).hex()
         token = obs.REQUEST_ID.set(request_id)
+        # (also in the request's state: the safety net's 500, answered outside this middleware
+        # once the exception has left it, sends it too: app.web.errors)
+        scope.setdefault("state", {})["request_id"] = request_id
         rid = request_id.encode()
         started = time.perf_counter()
         method: str = scope["method"]
