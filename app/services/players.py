@@ -86,8 +86,7 @@ _SELECT_DISPLAY = select(
     _SETTINGS.c.card_back,
     _SETTINGS.c.felt,
     _SETTINGS.c.sounds,
-).where(_SETTINGS.c.player_id == bindparam("pid")
-)
+).where(_SETTINGS.c.player_id == bindparam("pid"))
 
 
 def get_display(db: Session | Connection, player_id: str) -> Display:
