@@ -42,7 +42,7 @@ Environment variables (all optional in development):
   are kept only as keyed hashes; behind a ``TRUSTED_PROXIES`` proxy the right-most untrusted
   ``X-Forwarded-For`` address counts. These two are off with ``RATE_LIMITS=off``.
 - ``MAX_BODY_BYTES``: request bodies over this many bytes (default 65536) are refused with
-  ``413`` before they are read, on every route (``app/web/body_limit.py``).
+  ``413`` before they are read, on every route (``app/web/middleware/body_limit.py``).
 - ``LINK_CODES_PER_WINDOW``, ``LINK_TRIES_PER_WINDOW``: link codes one player may make
   (default 5) and link codes one client address may enter, right or wrong (default 10), per
   10 minutes (``app/services/devices.py``); off with ``RATE_LIMITS=off``.
@@ -108,7 +108,8 @@ class Settings(BaseSettings):
     link_codes_per_window: int = Field(default=5, ge=1)
     link_tries_per_window: int = Field(default=10, ge=1)
     max_import_bytes: int = Field(default=8_000_000, ge=1024, le=30_000_000)
-    # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.
+    # Operations (app/observability.py, app/web/middleware/ops.py): who may read /metrics,
+    # log format.
     metrics_allow: str = "127.0.0.1/8,::1"
     log_format: Literal["plain", "json"] = "plain"
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -7,11 +7,11 @@ its catalog changed) is compiled from its ``.po`` in memory, with a warning: the
 speaks the language.
 
 The locale of a request is a context variable (``current_locale``) set once per request by
-``app.web.language.LanguageMiddleware`` from, in order: the player's choice (the
+``app.web.middleware.language.LanguageMiddleware`` from, in order: the player's choice (the
 ``scorpion_lang`` cookie, which mirrors ``PlayerSettings.locale``), else the browser's
 ``Accept-Language``, else English. ``gettext`` and friends read it on every call, so the
-shared Jinja environment and the Python code that writes words (``app.web.words``,
-``app.web.view``) speak the request's language without anything reinstalled per request.
+shared Jinja environment and the Python code that writes words (``app.web.game.words``,
+``app.web.game.view``) speak the request's language without anything reinstalled per request.
 
 Chinese tags: ``zh``, ``zh-CN``, ``zh-SG``, ``zh-Hans`` (and any other Simplified tag) get
 ``zh-CN``. Traditional Chinese (``zh-TW``, ``zh-HK``, ``zh-MO``, ``zh-Hant``) also gets

@@ -7,9 +7,10 @@ cookie); the body limit (``body_limit``); the client's address (``client_address
 language (``language``); identity and CSRF (``identity``); the request's database sessions
 closed after the response (``request_sessions``); and outermost ``Cache-Control:
 no-store`` on every ``/api`` answer, the other middlewares' own refusals included (``no_store``).
-Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
-``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
-``app.web.analysis_pages``, ``app.web.together_pages``).
+Errors: ``app.web.site.errors``. Routers, grouped by what they serve (docs/architecture.md):
+``app.web.game`` (the play page and ``/api/games``), ``app.web.coach`` (the solver's help),
+``app.web.together`` (daily deals, challenges, races), ``app.web.player`` (the player's own
+pages and data), ``app.web.site`` (the installable app's files).
 
 The lifespan owns the process's long-lived helpers: the race hub (live event streams) and the
 solver's process pool; both are made on first use and closed at shutdown. Serve with
@@ -29,31 +30,22 @@ from app import observability
 from app.config import Settings, get_settings
 from app.services.analysis import shutdown_pool
 from app.services.race_hub import hub
-from app.web import (
-    analysis_pages,
-    api,
-    api_analysis,
-    api_review,
-    devices_api,
-    errors,
-    pages,
-    player_pages,
-    pwa,
-    review_pages,
-    together_api,
-    together_pages,
-)
-from app.web.assets import static_files
-from app.web.body_limit import BodyLimitMiddleware
-from app.web.client_address import ClientAddressMiddleware
-from app.web.identity import IdentityMiddleware
-from app.web.language import LanguageMiddleware
-from app.web.no_store import ApiNoStore
-from app.web.ops import OpsMiddleware
-from app.web.request_log import RequestLogMiddleware
-from app.web.request_sessions import RequestSessionsMiddleware
-from app.web.security_headers import SecurityHeadersMiddleware
-from app.web.static_first import StaticFirstMiddleware
+from app.web.coach import analysis_pages, api_analysis, api_review, review_pages
+from app.web.game import api, pages
+from app.web.middleware.body_limit import BodyLimitMiddleware
+from app.web.middleware.client_address import ClientAddressMiddleware
+from app.web.middleware.identity import IdentityMiddleware
+from app.web.middleware.language import LanguageMiddleware
+from app.web.middleware.no_store import ApiNoStore
+from app.web.middleware.ops import OpsMiddleware
+from app.web.middleware.request_log import RequestLogMiddleware
+from app.web.middleware.request_sessions import RequestSessionsMiddleware
+from app.web.middleware.security_headers import SecurityHeadersMiddleware
+from app.web.middleware.static_first import StaticFirstMiddleware
+from app.web.player import devices_api, player_pages
+from app.web.site import errors, pwa
+from app.web.site.assets import static_files
+from app.web.together import together_api, together_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"

@@ -1,6 +1,6 @@
 """Metrics, structured logs and request ids: what an operator sees of the running app.
 
-Metrics (Prometheus text format, ``GET /metrics``, see ``app.web.ops``):
+Metrics (Prometheus text format, ``GET /metrics``, see ``app.web.middleware.ops``):
 
 - ``scorpion_http_request_duration_seconds{method,route,status}``: time to the response's
   first byte, labelled by the *route template* (``/challenge/{token}``), never the raw path,

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = ("../shared", "/work/")
 
 # Files and folders searched for FORBIDDEN. `app/` is to be added here once the docstrings of
-# app/web/api.py and app/web/api_analysis.py stop naming the old contract path.
+# app/web/game/api.py and app/web/coach/api_analysis.py stop naming the old contract path.
 SCANNED = ("README.md", "DEVELOPERS.md", "docs", "Makefile", ".ci", "app")
 
 # Markdown files whose relative links must resolve.

@@ -167,7 +167,8 @@ REQUEST_SESSIONS = "db_sessions"  # the request's sessions, in ``scope["state"]`
 def request_session(scope: MutableMapping[str, Any]) -> Session:
     """A new session for the request of ``scope``, closed (rolled back if open) when the
     request ends, after its response: by ``close_request_sessions``, which
-    ``app.web.request_sessions.RequestSessionsMiddleware`` calls. Creating a session does no
+    ``app.web.middleware.request_sessions.RequestSessionsMiddleware`` calls. Creating a
+    session does no
     I/O, and the services end every transaction they open, so closing is I/O-free too."""
     session = get_sessionmaker()()
     scope.setdefault("state", {}).setdefault(REQUEST_SESSIONS, []).append(session)

@@ -1,6 +1,6 @@
 """Limits per client address: new players per minute, new ranked entries per shared deal.
 
-The web layer (``app.web.client_address``) puts a keyed hash of the
+The web layer (``app.web.middleware.client_address``) puts a keyed hash of the
 request's client address in ``current_address`` for the request; the address itself is never
 stored. An IPv6 client is keyed by its /64 (``client_network``): one subscriber usually holds a
 whole /64, so counting its single addresses would let it take a fresh one for every request.

@@ -41,7 +41,8 @@ from .device_names import device_name
 from .errors import PlayerDeleted
 
 # The requesting browser: (its device id, its User-Agent), set by the web layer for the
-# request (``app.web.identity``). A player row made by the request gets that device as its first
+# request (``app.web.middleware.identity``). A player row made by the request gets that
+# device as its first
 # (``app/services/devices.py``); outside a request (scripts, tests of services): ``first``.
 current_device: ContextVar[tuple[str, str] | None] = ContextVar("scorpion_device", default=None)
 FIRST_DEVICE = "first"

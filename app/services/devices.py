@@ -1,7 +1,7 @@
 """One player on several devices, without accounts (issue 33).
 
 A player is anonymous; each browser that reaches it is a *device*, named by its signed
-cookie (``app.web.deps``). A player's first browser is the device ``first``, whose cookie
+cookie (``app.web.site.deps``). A player's first browser is the device ``first``, whose cookie
 holds the player id alone (as every cookie did before devices: migration 0012 made that row
 for every existing player); a linked browser's cookie holds the player id and its own device
 id.

@@ -32,7 +32,7 @@ from app.config import get_settings
 from app.db.models import utcnow
 from app.services import devices, retention
 from app.services.clients import client_network
-from app.web.deps import read_cookie
+from app.web.site.deps import read_cookie
 from tests.support.api_client import Player, assert_error, player_rows
 from tests.support.deals import WIN_DEAL, WIN_LINE
 

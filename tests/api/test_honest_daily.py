@@ -18,7 +18,7 @@ from starlette.requests import HTTPConnection
 
 from app.config import get_settings
 from app.services import days
-from app.web.security import client_address
+from app.web.site.security import client_address
 from tests.support.api_client import Player, assert_error, count_rows
 from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
 

@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.web.security import SECURITY_HEADERS
+from app.web.site.security import SECURITY_HEADERS
 from tests.support.api_client import Player, assert_error
 
 pytestmark = pytest.mark.usefixtures("configured")

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from app.config import get_settings
 from app.engine import ALL_VARIANTS
 from app.main import create_app
-from app.web.deps import csrf_token_for, read_player_cookie
+from app.web.site.deps import csrf_token_for, read_player_cookie
 from tests.support.api_client import Player, assert_error, count_rows, player_rows
 
 

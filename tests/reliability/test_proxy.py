@@ -32,7 +32,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from app.web.assets import static_url
+from app.web.site.assets import static_url
 from tests.support.live import LivePlayer
 from tests.support.server import LiveServer, free_port
 

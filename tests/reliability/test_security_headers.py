@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.requests import HTTPConnection
 
-from app.web.security import CONTENT_SECURITY_POLICY, cookie_secure, request_is_https
+from app.web.site.security import CONTENT_SECURITY_POLICY, cookie_secure, request_is_https
 from tests.support.postgres import migrate_in_process
 from tests.support.server import LiveServer, sqlite_database
 

@@ -85,7 +85,7 @@ def without_sprite(html: str) -> str:
     """``html`` without the card sprite (partials/sprite.html), asserting it is the one every
     page carries: the 52 faces of the deck, the same for every game, so it tells nothing of
     a position. Whatever else names a card is the page's own."""
-    from app.web.templating import templates
+    from app.web.site.templating import templates
 
     sprite = templates.env.get_template("partials/sprite.html").render()
     assert html.count('class="sprite"') == html.count(sprite) <= 1, "a sprite that differs"

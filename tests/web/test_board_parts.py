@@ -18,8 +18,8 @@ from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
 from app.engine.solver import winnable_deals, winning_line
-from app.web.templating import templates
-from app.web.view import board_view
+from app.web.game.view import board_view
+from app.web.site.templating import templates
 from tests.support.html_client import HTMX, Browser, version_of
 
 PARTIAL = re.compile(

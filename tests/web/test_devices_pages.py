@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 
 from app import services
 from app.services import devices
-from app.web.deps import MAX_FORM_BYTES, sign_player_id
+from app.web.site.deps import MAX_FORM_BYTES, sign_player_id
 from tests.support.api_client import count_rows, player_rows
 from tests.support.bulk_games import add_finished_games
 from tests.support.deals import WIN_DEAL, WIN_LINE
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("configured")
 
 def player_of(browser: Browser) -> str:
     """The player id in the browser's cookie (as the server reads it)."""
-    from app.web.deps import read_player_cookie
+    from app.web.site.deps import read_player_cookie
 
     value = browser.http.cookies.get("scorpion_player")
     player = read_player_cookie(value)
@@ -402,7 +402,7 @@ def test_an_unreachable_database_does_not_fail_the_identity_check(
     on the next request."""
     from sqlalchemy.exc import OperationalError
 
-    from app.web import identity
+    from app.web.middleware import identity
 
     player = player_of(phone)
     devices.forget(player)

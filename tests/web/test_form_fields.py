@@ -1,4 +1,4 @@
-"""The urlencoded form reader shared by the CSRF check and the routes (``app.web.deps``):
+"""The urlencoded form reader shared by the CSRF check and the routes (``app.web.site.deps``):
 the standard library's pairs, read once per request."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from urllib.parse import parse_qsl
 
-from app.web.deps import FORM_PAIRS, body_pairs, urlencoded_pairs
+from app.web.site.deps import FORM_PAIRS, body_pairs, urlencoded_pairs
 
 TRICKY = [
     "",

@@ -259,10 +259,10 @@ def test_a_missing_compiled_catalog_is_compiled_from_its_po(
 
 
 def test_template_gettext_escapes_arguments_and_keeps_languages_apart() -> None:
-    """The templates' ``_()`` (app/web/templating.py: Jinja's newstyle semantics, faster): the
+    """The templates' ``_()`` (app/web/site/templating.py: Jinja's newstyle semantics, faster): the
     message's own HTML kept, its arguments escaped, ``%%`` a percent sign, plurals, and the
     per-locale memo never answering one language with another's text."""
-    from app.web.templating import templates
+    from app.web.site.templating import templates
 
     page = templates.env.from_string(
         '{{ _("Rules of %(title)s", title="<b>") }}|{{ _("95%% confidence interval") }}|'
@@ -284,7 +284,7 @@ def test_template_gettext_escapes_arguments_and_keeps_languages_apart() -> None:
 
 def test_filters_on_constants_follow_the_request_language() -> None:
     """A filter applied to a constant is not folded at compile time in one language."""
-    from app.web.templating import templates
+    from app.web.site.templating import templates
 
     page = templates.env.from_string('{{ "Scorpion"|t }} {{ 0.5|percent }}')
     token = i18n.current_locale.set("zh-CN")

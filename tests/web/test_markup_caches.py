@@ -1,5 +1,6 @@
 """The play page keeps rendered markup (``templates/partials/board.html``: each column, by
-``{% cache %}``; ``app/web/view.py``: columns and cards as data) so that an answer or a page renders
+``{% cache %}``; ``app/web/game/view.py``: columns and cards as data) so that an answer or a
+page renders
 only the columns a move changed. A cache is right only if what it hands out is what a fresh
 render would draw: these tests play games through the pages, with picked-up cards and hints in
 between (their flags change a card's markup), and compare every column with one rendered from
@@ -13,8 +14,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
-from app.web import view
-from app.web.templating import templates
+from app.web.game import view
+from app.web.site.templating import templates
 from tests.support.html_client import Browser, version_of
 
 COLUMN = re.compile(r'<div class="col[^"]*" id="col-(\d+)".*?\n</div>', re.S)

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, text
 
 from app.db.session import make_engine
 from app.observability import PLAIN_FORMAT, JsonFormatter, PlainFormatter
-from app.web.ops import address_allowed
+from app.web.middleware.ops import address_allowed
 from tests.conftest import alembic_config
 from tests.support.api_client import KNOWN_WIN, Player
 from tests.support.metrics import LOOPBACK, metrics_text, sample

@@ -110,7 +110,7 @@ def test_privacy_page_name_form(app: FastAPI) -> None:
 def test_the_live_panel_shows_leaders_and_you_not_a_crowd() -> None:
     from app.services.race import Progress
     from app.services.race_panel import PANEL_ROWS, panel_rows
-    from app.web.race_streams import rows_html
+    from app.web.together.race_streams import rows_html
 
     def row(entry: int, moves: int, suits: int, status: str) -> Progress:
         return Progress(entry, f"P{entry}", moves, suits, status, True, moves + 1)

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.web import pwa
+from app.web.site import pwa
 from tests.support.deals import WIN_DEAL
 from tests.support.html_client import Browser
 

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from app.services.race import Progress
 from app.services.race_hub import hub
 from app.services.race_panel import challenge_race_id
-from app.web.race_streams import race_events, rows_html, sse
+from app.web.together.race_streams import race_events, rows_html, sse
 from tests.support.api_client import Player
 
 pytestmark = pytest.mark.usefixtures("configured")

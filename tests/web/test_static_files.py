@@ -1,4 +1,4 @@
-"""Static files (served by servestatic, ``app/web/assets.py``): fingerprinted names in the
+"""Static files (served by servestatic, ``app/web/site/assets.py``): fingerprinted names in the
 pages, cached for a year and immutable, precompressed bodies chosen by Accept-Encoding, no
 cookie, a short cache for a plain name, a 404 for an unknown one, and a new URL when a file
 changes."""
@@ -12,7 +12,7 @@ import brotli
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.web.assets import StaticFiles, static_url
+from app.web.site.assets import StaticFiles, static_url
 
 ROOT = Path(__file__).resolve().parents[2]
 HTMX = (ROOT / "static" / "vendor" / "htmx-4.0.1.min.js").read_bytes()

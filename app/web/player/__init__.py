@@ -1,0 +1,1 @@
+"""The player's own pages and JSON: statistics, settings, privacy, devices, the data file."""

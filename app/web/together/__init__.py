@@ -1,0 +1,1 @@
+"""Playing together: daily deals, challenges and live races (pages, JSON, event streams)."""
