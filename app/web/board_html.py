@@ -253,16 +253,22 @@ def error_text(message: str) -> str:
 
 
 def message_text(b: BoardView) -> str:
-    """The message line's content: an error, the last action in words (for screen readers),
-    the hints, or what is picked up."""
+    """The message line's content, painted and announced (issue 41): an error, the last
+    action in words, the hints, or what is picked up."""
     if b.error:
         return error_text(b.error)
+    if b.notice and b.notice_short:
+        # (a move's report: one short line painted, its full words read out)
+        return (
+            f'<span class="notice"><span aria-hidden="true">{escape(b.notice_short)}</span>'
+            f'<span class="sr">{escape(b.notice)}</span></span>'
+        )
     if b.notice:
-        return f'<span class="notice sr">{escape(b.notice)}</span>'
+        return f'<span class="notice">{escape(b.notice)}</span>'
     if b.hints is not None:
         return _hints_text(b)
     if b.selected_label:
-        return f'<span class="sr">{escape(b.selected_label)}</span>'
+        return f'<span class="say">{escape(b.selected_label)}</span>'
     return ""
 
 

@@ -50,16 +50,30 @@
     return out;
   }
 
-  // The screen-reader line; visible only for what the eye needs too.
-  function say(text, visible) {
+  // The message line (an aria-live region): painted for the eye and read out (issue 41).
+  // ``short``: one line for the eye while ``text``, in full words, is read out (a line that
+  // wraps would float over the top cards the player is about to tap).
+  function say(text, short) {
     const m = $("#message");
     if (!m) return;
     m.textContent = "";
     if (!text) return;
     const s = document.createElement("span");
-    s.className = visible ? "say" : "sr";
-    s.textContent = text;
+    s.className = "say";
+    if (short) {
+      const eye = document.createElement("span"), ear = document.createElement("span");
+      eye.setAttribute("aria-hidden", "true"); eye.textContent = short;
+      ear.className = "sr"; ear.textContent = text;
+      s.append(eye, ear);
+    } else s.textContent = text;
     m.appendChild(s);
+  }
+
+  // A card's short label, "10♥" (as the hints write it).
+  const SUITS = { S: "\u2660\ufe0e", H: "\u2665\ufe0e", D: "\u2666\ufe0e", C: "\u2663\ufe0e" };
+  function shortName(a) {
+    const code = codeOf(a) || "";
+    return (code[0] === "T" ? "10" : code[0] || "") + (SUITS[code[1]] || "");
   }
 
   function cardName(a) {
@@ -111,7 +125,8 @@
       a.parentElement.classList.add("src");
       board().classList.add("picking");
       targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
-      say(tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }));
+      say(tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }),
+          tr("{card} picked up", { card: shortName(a) }));
       return;
     }
     const { col, idx } = place(a);
@@ -122,7 +137,9 @@
     targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
     const rest = n > 2 ? tr(" with the {n} cards on it", { n: n - 1 }) : n === 2 ? tr(" with the card on it") : "";
-    say(tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }));
+    say(tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }),
+        n > 1 ? tr("{card} and {n} more picked up", { card: shortName(a), n: n - 1 })
+          : tr("{card} picked up", { card: shortName(a) }));
   }
 
   // from: a column number, or {pile, idx} for a reserve or cell card; to: a column number,
@@ -207,6 +224,10 @@
     if (suppressClick) { suppressClick = false; ev.preventDefault(); ev.stopPropagation(); return; }
     const proxy = ev.target.closest && ev.target.closest("button[data-click]");
     if (proxy) { const b = document.getElementById(proxy.dataset.click); if (b && !b.disabled) b.click(); return; }
+    // A long answer floats over the top of the board: a tap on it puts it away (its words
+    // were read out already), uncovering the cards under it. A list of hints stays.
+    const said = ev.target.closest && ev.target.closest("#message > .notice, #message > .error, #message > .say");
+    if (said) { said.remove(); return; }
     const b = board();
     if (!b || !b.contains(ev.target)) {
       const copy = ev.target.closest && ev.target.closest("button.copy");
@@ -221,7 +242,7 @@
     if (cell) {
       ev.preventDefault();
       if (sel) dropCell(+cell.dataset.idx);
-      else say(tr("Choose a face-up card first: a column's exposed card may go into an empty cell."), true);
+      else say(tr("Choose a face-up card first: a column's exposed card may go into an empty cell."), tr("Choose a card first"));
       return;
     }
     if (card && card.dataset.pile) {
@@ -243,7 +264,7 @@
     if (col && (ev.target.closest(".slot, .drop") || sel)) {
       ev.preventDefault();
       if (sel) drop(+col.dataset.col);
-      else say(tr("Choose a face-up card first, then the column it goes to."), true);
+      else say(tr("Choose a face-up card first, then the column it goes to."), tr("Choose a card first"));
     }
   });
 
@@ -801,7 +822,7 @@
     if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
-    say(tr("The server could not be reached: nothing was changed. Try again."), true);
+    say(tr("The server could not be reached: nothing was changed. Try again."));
   });
 
   // ---------------------------------------------------------------- clock and share link
@@ -828,9 +849,19 @@
   function copyLink(btn) {
     const url = btn.dataset.copy;
     navigator.clipboard.writeText(url).then(
-      () => { say(tr("Share link copied: {url}", { url }), true); },
-      () => { say(tr("Copy this link to share the deal: {url}", { url }), true); }
+      () => { say(tr("Share link copied: {url}", { url })); },
+      () => { say(tr("Copy this link to share the deal: {url}", { url })); }
     );
+  }
+
+  // A page reached through a form (a restart, a new game, the daily deal) says what that
+  // did on its message line; a live region's first content is not read out, so it is put
+  // back a moment later to be announced as well as seen.
+  function announce() {
+    const m = $("#message"), n = m && m.querySelector(".notice");
+    if (!n) return;
+    n.remove();
+    setTimeout(() => { if (!m.firstElementChild) m.appendChild(n); }, 150);
   }
 
   function init() {
@@ -841,6 +872,7 @@
     if (pref) pref.checked = oneTap();
     layout();
     if (hintItems().length) hintsArrived();
+    announce();
     dealIn();
     startClock();
     showCopy();

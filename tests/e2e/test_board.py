@@ -336,7 +336,7 @@ def test_a_thirty_card_column_fits(device: Device, server: LiveServer) -> None:
 # -- 4. toolbar -------------------------------------------------------------------------------
 
 
-def test_the_toolbar_is_one_row_and_the_empty_message_takes_no_room(
+def test_the_toolbar_is_one_row_and_the_message_line_keeps_its_room(
     device: Device, server: LiveServer
 ) -> None:
     page = device.page
@@ -347,7 +347,10 @@ def test_the_toolbar_is_one_row_and_the_empty_message_takes_no_room(
     assert len(set(tops)) == 1, tops
     for sel in ("#undo-btn", "#hint-btn", "#deal-btn", "#more-btn"):
         expect(page.locator(sel)).to_be_visible()
-    assert page.locator("#message").evaluate("e => e.getBoundingClientRect().height") == 0
+    # The message line keeps one line's room, empty or not (issue 41: the board never
+    # jumps; tests/e2e/test_seen.py measures the board itself): a line, two on a phone.
+    line = page.locator("#message").evaluate("e => e.getBoundingClientRect().height")
+    assert 0 < line <= (40 if device.name == "phone" else 26), line
     # The menu opens from the keyboard too.
     page.focus("#more-btn")
     page.keyboard.press("Enter")
