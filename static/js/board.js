@@ -116,6 +116,9 @@
     sel = null;
   }
 
+  // Free cells on the board (Scorpion Head and its kin): a prompt names them.
+  const cells = () => !!$("#piles .cell-slot, #piles [data-pile=cell]");
+
   function select(a) {
     clearSel();
     clearMarks();
@@ -125,7 +128,8 @@
       a.parentElement.classList.add("src");
       board().classList.add("picking");
       targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
-      say(tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }),
+      say(cells() ? tr("Picked up the {card}: now choose the column or free cell it goes to.", { card: cardName(a).split(/[,，]/)[0] })
+          : tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }),
           tr("{card} picked up", { card: shortName(a) }));
       return;
     }
@@ -137,7 +141,8 @@
     targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
     const rest = n > 2 ? tr(" with the {n} cards on it", { n: n - 1 }) : n === 2 ? tr(" with the card on it") : "";
-    say(tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }),
+    say(cells() && n === 1 ? tr("Picked up the {card}: now choose the column or free cell it goes to.", { card: cardName(a).split(/[,，]/)[0] })
+          : tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }),
         n > 1 ? tr("{card} and {n} more picked up", { card: shortName(a), n: n - 1 })
           : tr("{card} picked up", { card: shortName(a) }));
   }
@@ -184,11 +189,32 @@
     else submitMove(sel.col, sel.idx, "f" + k);
   }
 
-  // A tap on a card: play it at once when it has exactly one place to go, otherwise pick it
-  // up and light up where it may go.
+  // A card with nowhere to go is not picked up (issue 41): it shakes and the line says why.
+  function nowhere(a) {
+    clearSel(); clearMarks();
+    const name = cardName(a).split(/[,，]/)[0];
+    say(cells() ? tr("The {card} cannot move now: no column or free cell takes it.", { card: name })
+      : tr("The {card} cannot move now: no column takes it.", { card: name }),
+        tr("{card}: nowhere to go", { card: shortName(a) }));
+    if (!still()) {
+      a.animate([{ transform: "translateX(0)" }, { transform: "translateX(-5px)" }, { transform: "translateX(5px)" },
+        { transform: "translateX(-3px)" }, { transform: "translateX(0)" }], { duration: 280, easing: "ease-in-out" });
+    }
+  }
+
+  // A second card clicked while one is held (and cannot go there): that card is chosen now.
+  function chooseInstead(a) {
+    clearSel();
+    const ts = a.dataset.pile ? targetsOf(pileKey(a)) : targetsOf(place(a).col, place(a).idx);
+    if (ts.length) select(a); else nowhere(a);
+  }
+
+  // A tap on a card: play it at once when it has exactly one place to go, shake it when it
+  // has none, otherwise pick it up and light up where it may go.
   function tapCard(a) {
     if (a.dataset.pile) {
       const from = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      if (!targetsOf(pileKey(a)).length) { nowhere(a); return; }
       if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
         const to = a.dataset.hintTo;
         clearMarks();
@@ -208,6 +234,7 @@
       submitMove(c, i, to[0] === "f" ? to : +to);
       return;
     }
+    if (!targetsOf(c, i).length) { nowhere(a); return; }
     if (oneTap()) {
       const ts = targetsOf(c, i);
       if (ts.length === 1) {
@@ -248,16 +275,18 @@
     if (card && card.dataset.pile) {
       ev.preventDefault();
       if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say(tr("Put back.")); return; }
-      if (sel) { select(card); return; }
+      if (sel) { chooseInstead(card); return; }
       tapCard(card);
       return;
     }
     if (card) {
       ev.preventDefault();
       const { col: c, idx: i } = place(card);
-      if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
+      // Holding a card, a card of a column that takes it drops it there; any other card is
+      // the one the player means now (issue 41: no illegal drop by a second click).
+      if (sel && (sel.pile || c !== sel.col) && legalDest(colEl(c))) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say(tr("Put back.")); return; }
-      if (sel) { select(card); return; }
+      if (sel) { chooseInstead(card); return; }
       tapCard(card);
       return;
     }
@@ -296,7 +325,8 @@
     const over = columnAt(ev.clientX, ev.clientY);
     if (over !== drag.over) {
       if (drag.over) drag.over.classList.remove("drag-over");
-      if (over && over !== drag.card.closest(".col, .pile")) over.classList.add("drag-over");
+      // Only a legal destination lights up under the dragged card (issue 41).
+      if (over && over !== drag.card.closest(".col, .pile") && legalDest(over)) over.classList.add("drag-over");
       drag.over = over;
     }
   }, { passive: false });
@@ -328,6 +358,14 @@
     drag.ghost = g;
     a.classList.add("dragging");
     try { a.setPointerCapture(ev.pointerId); } catch (e) { /* not every pointer can be captured */ }
+  }
+
+  // Whether the column or free cell ``el`` takes the picked-up card now.
+  function legalDest(el) {
+    if (!sel) return false;
+    const ts = sel.pile ? targetsOf((sel.pile === "reserve" ? "r" : "f") + sel.idx) : targetsOf(sel.col, sel.idx);
+    const key = el.dataset.pile === "cell" ? "f" + el.dataset.idx : el.dataset.col !== undefined ? +el.dataset.col : null;
+    return key !== null && ts.includes(key);
   }
 
   function columnAt(x, y) {

@@ -22,9 +22,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.support.browser import (
     Device,
     click_move,
+    drop_by_keys,
     in_view,
     menu,
     open_device,
+    play_line,
     settled,
     shot,
     start,
@@ -32,7 +34,7 @@ from tests.support.browser import (
     version,
     wait_version,
 )
-from tests.support.deals import WIN_DEAL
+from tests.support.deals import WIN_DEAL, WIN_LINE
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
@@ -126,9 +128,9 @@ def position(page: Page) -> dict[str, Any]:
 
 
 def refuse(page: Page) -> None:
-    """The three of spades onto the seven of hearts (WIN_DEAL's opening): refused."""
-    tap(page, "[href='?select=0-6']")
-    tap(page, "#col-5 .card.top")
+    """The three of spades onto the seven of hearts (WIN_DEAL's opening), by the keyboard:
+    refused."""
+    drop_by_keys(page, "[href='?select=0-6']", "#col-5 .card.top")
 
 
 def test_every_answer_on_the_board_is_seen_and_the_board_stays(
@@ -258,3 +260,73 @@ def test_the_solvers_answer_is_seen_in_chinese(
     finally:
         d.ctx.close()
     d.problems.check()
+
+
+def test_a_card_with_nowhere_to_go_says_why_and_a_second_click_chooses(
+    device: Device, server: LiveServer
+) -> None:
+    """Issue 41, item 4: a click on a card with nowhere to go does not pick it up silently
+    (it shakes and the line says why), and a click on another card while one is held chooses
+    that card instead of trying an illegal drop."""
+    page = device.page
+    start(page, server, WIN_DEAL)
+    tap(page, "[href='?select=0-6']")  # the three of spades: no column takes it
+    seen(page, "nowhere to go")
+    assert "cannot move now" in (page.locator("#message .sr").text_content() or "")
+    expect(page.locator("#board .card.sel")).to_have_count(0)
+    # Held by the keyboard, then a click on the seven of hearts (whose column does not take
+    # the three): no refused request, the seven is the card that counts now.
+    page.focus("[href='?select=0-6']")
+    page.keyboard.press("Enter")
+    expect(page.locator("[href='?select=0-6']")).to_have_class(re.compile(r"\bsel\b"))
+    tap(page, "#col-5 .card.top")
+    expect(page.locator("[href='?select=0-6']")).not_to_have_class(re.compile(r"\bsel\b"))
+    expect(page.locator("#message .error")).to_have_count(0)
+    assert version(page) == 1 and device.problems.refused_answers == 0
+    shot(page, f"seen-nowhere-{device.name}")
+
+
+def test_drag_lights_only_legal_targets_and_the_marks_differ(
+    device: Device, server: LiveServer
+) -> None:
+    """Issue 41, item 4: while dragging only a column that takes the card lights up; the
+    picked-up card and the keyboard cursor look different; a hint outlines its whole group."""
+    page = device.page
+    start(page, server, WIN_DEAL)
+    play_line(page, WIN_LINE[:1])  # the deal
+    # A hint: the six of spades and the four cards on it all outlined.
+    page.click("#hint-btn")
+    expect(page.locator("#board .hint-pair")).to_have_count(1)
+    lead = page.locator("#board .hint-pair")
+    col, idx = (lead.get_attribute("href") or "").removeprefix("?select=").split("-")
+    group = page.locator(f"#col-{col} .card").count() - int(idx)
+    outlined = page.locator(f"#col-{col} .card").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e, '::after').borderBottomWidth !== '0px'"
+        " && getComputedStyle(e, '::after').content !== 'none').length"
+    )
+    assert outlined == group, (outlined, group)
+    page.keyboard.press("Escape")
+    # Drag the six of spades group over a column that does not take it, then one that does.
+    card = page.locator("[href='?select=0-3']")
+    box = card.bounding_box()
+    assert box
+    page.mouse.move(box["x"] + 10, box["y"] + 6)
+    page.mouse.down()
+    for c, legal in ((5, False), (4, True)):
+        b = page.locator(f"#col-{c} .card.top").bounding_box()
+        assert b
+        page.mouse.move(b["x"] + b["width"] / 2, b["y"] + 10, steps=6)
+        expect(page.locator(f"#col-{c}.drag-over")).to_have_count(1 if legal else 0)
+    expect(page.locator("#board .col.drag-over")).to_have_count(1)
+    page.mouse.up()  # dropped there: the move is made
+    wait_version(page, 3)
+    # The picked-up card (solid frame) and the keyboard cursor (dashed ring) differ.
+    page.focus("[href='?select=0-2']")  # the ace of spades, turned up
+    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowRight")
+    styles = page.evaluate(
+        """() => [getComputedStyle(document.querySelector('#board .card.sel'), '::after')
+                    .borderTopStyle,
+                  getComputedStyle(document.activeElement, '::before').borderTopStyle]"""
+    )
+    assert styles[0] != styles[1] and "dashed" in styles, styles
