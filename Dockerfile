@@ -20,6 +20,9 @@ COPY static ./static
 
 RUN useradd --system --no-create-home scorpion
 USER scorpion
+# The static files' hashed names and compressed bodies, made once here by servestatic
+# (app/web/assets.py) rather than by each worker at its start.
+RUN python -c "from app.web.assets import collect; print(collect())"
 
 EXPOSE 8000
 # Several stateless workers; the database (PostgreSQL) holds all state. Behind a reverse

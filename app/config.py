@@ -46,9 +46,10 @@ Environment variables (all optional in development):
 - ``LINK_CODES_PER_WINDOW``, ``LINK_TRIES_PER_WINDOW``: link codes one player may make
   (default 5) and link codes one client address may enter, right or wrong (default 10), per
   10 minutes (``app/services/devices.py``); off with ``RATE_LIMITS=off``.
-- ``MAX_IMPORT_BYTES``: the largest data file the privacy page's import accepts (default
-  900000 bytes, at most 990000: the CSRF check reads a form body up to 1000000); the one
-  route with a cap above ``MAX_BODY_BYTES``.
+- ``MAX_IMPORT_BYTES``: the largest data file the import accepts (default 8000000 bytes, at
+  most 30000000: an export of 1,000 finished games of ~90 actions is about 1.6 MB); the two
+  import routes are the ones with a cap above ``MAX_BODY_BYTES``, and the body is streamed
+  (the CSRF check reads a multipart form only up to its ``csrf_token`` field).
 - ``RACE_POLL_SECONDS``: on SQLite, how often each worker looks for race progress made by the
   other workers (default 0.25 s; PostgreSQL pushes it with LISTEN/NOTIFY instead).
 - ``METRICS_ALLOW``: client addresses/networks (comma separated CIDRs, or ``*``) that may read
@@ -57,9 +58,11 @@ Environment variables (all optional in development):
   ``LOG_LEVEL``: ``info`` (default), ``debug``, ``warning`` or ``error``.
 - ``PROMETHEUS_MULTIPROC_DIR`` (read by ``app/observability.py``, not here): where the workers
   of one server add up their metrics; see that module.
-- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``: live race event streams one player
-  may hold open on one worker (default 4) and one worker holds in all (default 1000); one more
-  is refused with ``429`` and ``Retry-After`` (``app/services/race_hub.py``).
+- ``MAX_STREAMS_PER_PLAYER``, ``MAX_STREAMS_PER_WORKER``, ``MAX_STREAMS_PER_ADDRESS``: live
+  race event streams one player may hold open on one worker (default 4), one worker holds in
+  all (default 1000) and one client address (an IPv6 client by its /64) may hold open on one
+  worker, with or without a cookie (default 16); one more is refused with ``429`` and
+  ``Retry-After`` (``app/services/race_hub.py``).
 """
 
 from __future__ import annotations
@@ -104,13 +107,14 @@ class Settings(BaseSettings):
     # client address, per 10 minutes; the import of a data file (app/services/portability/).
     link_codes_per_window: int = Field(default=5, ge=1)
     link_tries_per_window: int = Field(default=10, ge=1)
-    max_import_bytes: int = Field(default=900_000, ge=1024, le=990_000)
+    max_import_bytes: int = Field(default=8_000_000, ge=1024, le=30_000_000)
     # Operations (app/observability.py, app/web/ops.py): who may read /metrics, log format.
     metrics_allow: str = "127.0.0.1/8,::1"
     log_format: Literal["plain", "json"] = "plain"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     max_streams_per_player: int = Field(default=4, ge=1)
     max_streams_per_worker: int = Field(default=1000, ge=1)
+    max_streams_per_address: int = Field(default=16, ge=1)
     stream_seconds: float = Field(default=600.0, gt=0, le=3600)
 
     @field_validator("database_url")

@@ -11,8 +11,7 @@ the front middleware (``app.web.front``) from, in order: the player's choice (th
 ``scorpion_lang`` cookie, which mirrors ``PlayerSettings.locale``), else the browser's
 ``Accept-Language``, else English. ``gettext`` and friends read it on every call, so the
 shared Jinja environment and the Python code that writes words (``app.web.words``,
-``app.web.board_html``) speak the request's language without anything reinstalled per
-request.
+``app.web.view``) speak the request's language without anything reinstalled per request.
 
 Chinese tags: ``zh``, ``zh-CN``, ``zh-SG``, ``zh-Hans`` (and any other Simplified tag) get
 ``zh-CN``. Traditional Chinese (``zh-TW``, ``zh-HK``, ``zh-MO``, ``zh-Hant``) also gets

@@ -1,7 +1,8 @@
 """The application: ``uvicorn app.main:app`` serves the HTML pages and the JSON API.
 
-Middleware: one, ``app.web.front`` (request id, health and metrics, /static, the body limit,
-the client address, identity + CSRF, security headers, request metrics and the access log).
+Middleware: ``app.web.front`` (request id, health and metrics, /static, the body limit,
+the client address, identity + CSRF, security headers, request metrics and the access log),
+and outside it ``app.web.no_store`` (``Cache-Control: no-store`` on every ``/api`` answer).
 Errors: ``app.web.errors``. Routers: the JSON API (``app.web.api``, ``app.web.api_analysis``,
 ``app.web.together_api``) and the HTML pages (``app.web.pages``, ``app.web.player_pages``,
 ``app.web.analysis_pages``, ``app.web.together_pages``).
@@ -29,17 +30,20 @@ from app.web import (
     analysis_pages,
     api,
     api_analysis,
+    api_review,
     devices_api,
     errors,
     pages,
     player_pages,
     pwa,
+    review_pages,
     together_api,
     together_pages,
 )
+from app.web.assets import static_files
 from app.web.front import FrontMiddleware
 from app.web.lean import first_routes
-from app.web.static_files import get_static_assets
+from app.web.no_store import ApiNoStore
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
@@ -76,8 +80,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # The one middleware: /healthz /readyz /metrics, request ids, /static (no cookie), the
     # body limit, the client address, identity + CSRF, security headers, metrics, access log.
-    app.add_middleware(FrontMiddleware, settings=settings, static_app=get_static_assets())
-    app.mount("/static", get_static_assets(), name="static")  # (url_for; served by the above)
+    # (/static: servestatic, app.web.assets)
+    app.add_middleware(FrontMiddleware, settings=settings, static_app=static_files().app)
+    # Outside it, one small step: every /api answer is "Cache-Control: no-store" (app.web.no_store).
+    app.add_middleware(ApiNoStore)
+    app.mount("/static", static_files().app, name="static")  # (url_for; served by the above)
 
     # FastAPI tries the routes in this order, about 2 us each (an included router's own routes
     # twice): the busiest first, a JSON move and then the play page and its forms. No path of
@@ -85,6 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(api_analysis.router)  # POST /api/games/{id}/analysis (the solver)
+    app.include_router(api_review.router)  # /api/games/{id}/review (the solver's review)
+    app.include_router(review_pages.router)  # the review on the replay page, a way to win
     app.include_router(together_api.router)  # profile, daily deal, challenges, races
     app.include_router(player_pages.router)  # statistics, privacy and settings
     app.include_router(devices_api.router)  # devices, link codes, the data file

@@ -44,6 +44,29 @@ def analyse_snapshot(snapshot: str, deadline: float) -> WorkerAnswer:
     return (result.verdict, first, result.seconds)
 
 
+def analyse_snapshot_line(snapshot: str, deadline: float) -> tuple[str, str | None, float]:
+    """As ``analyse_snapshot``, but a win comes with its whole verified line (compact text,
+    ``encode_line``), which the web process keeps server side (issue 40: the hints follow it)
+    and never sends to a client."""
+    from app.engine.solver import encode_line
+
+    remaining = deadline - time.time()
+    if remaining < MIN_SEARCH_SECONDS:
+        return ("unknown", None, 0.0)
+    game = Game.from_snapshot(snapshot)
+    result = analyse(game, budget_seconds=remaining)
+    if result.verdict == "win" and result.line:
+        return ("win", encode_line(result.line), result.seconds)
+    return (result.verdict if result.verdict != "win" else "unknown", None, result.seconds)
+
+
+def review_snapshot(snapshot: str, budget_seconds: float) -> tuple[str, str | None, float]:
+    """``analyse_snapshot_line`` with a budget counted from the start of the search (not from
+    the question's submission): a review (``app/services/review.py``) waits in the background,
+    so a slow process start or a queue must not turn its answers into "unknown"."""
+    return analyse_snapshot_line(snapshot, time.time() + budget_seconds)
+
+
 def watch_parent() -> None:
     """Pool initializer: end this solver process as soon as its web worker process ends, even
     when that process was killed and could not shut its pool down (no orphans are left)."""

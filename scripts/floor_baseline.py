@@ -35,7 +35,7 @@ RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 RANK_WORDS = "ace two three four five six seven eight nine ten jack queen king".split()  # noqa: SIM905
 
-# The play page's card markup (templates/partials/sprite.html, app/web/board_html.py): one sprite of
+# The play page's card markup (templates/partials/sprite.html and board.html): one sprite of
 # 52 card symbols, rendered once at start-up as the app does, and per card a link with its
 # name and an <svg><use href="#c-7H"/></svg>.
 SPRITE = (

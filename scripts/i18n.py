@@ -2,17 +2,23 @@
 
     python -m scripts.i18n             # `make i18n`: extract to messages.pot, update every .po
     python -m scripts.i18n --compile   # the .po files to .mo (what `pip install -e .` does)
-    python -m scripts.i18n --check     # exit 1 if the .pot is stale or a translation missing
+    python -m scripts.i18n --check     # exit 1 if the .pot is stale, a translation missing or
+                                       # a term rendered as the glossary rejects
 
 Messages come from the templates and ``app/**.py`` (``babel.cfg``: ``_()``, ``gettext``,
 ``ngettext``, ``N_`` and Jinja's ``{% trans %}``), plus the engine's own English texts the pages
 show translated: each variant's title, one-line description and summary (the engine stays
 free of translation machinery; ``app.engine.variants`` is their one source).
+
+The Chinese terms: ``docs/glossary-zh.md``, a table whose "Rejected" column lists, in
+backticks, renderings no translation may use (``re:`` starts a regular expression); the check
+reports each one found.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterator
 from io import BytesIO
@@ -38,6 +44,7 @@ KEYWORDS = {
     "npgettext": ((1, "c"), 2, 3),
     "N_": None,
 }
+GLOSSARIES = {"zh_CN": ROOT / "docs" / "glossary-zh.md"}
 HEADER = """# Translations of the Scorpion solitaire site.
 # See DEVELOPERS.md (Translations) for the workflow: `make i18n`, then translate."""
 
@@ -180,7 +187,37 @@ def problems() -> list[str]:
                 found.append(f"{locale}: untranslated {key!r}")
             else:
                 found.extend(f"{locale}: {e}" for e in _placeholder_errors(message.id, entry))
+                found.extend(f"{locale}: {e}" for e in _glossary_errors(locale, key, entry))
     return found
+
+
+Rejected = tuple[str, re.Pattern[str], str]  # (as written, its pattern, the term to use)
+
+
+def glossary(locale: str) -> list[Rejected]:
+    """The renderings the locale's glossary rejects: each with the term to use instead."""
+    path = GLOSSARIES.get(locale)
+    if path is None or not path.is_file():
+        return []
+    rejected: list[Rejected] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 3 or set(cells[0]) <= {"-", " "}:
+            continue
+        for written in re.findall(r"`([^`]+)`", line.split("|")[3]):
+            pattern = written[3:] if written.startswith("re:") else re.escape(written)
+            rejected.append((written, re.compile(pattern), f"{cells[0]}: {cells[1]}"))
+    return rejected
+
+
+def _glossary_errors(locale: str, key: str, entry: object) -> list[str]:
+    string = getattr(entry, "string", "")
+    strings = [string] if isinstance(string, str) else list(string)
+    return [
+        f"{key!r} renders {written!r}, which the glossary rejects (use {use})"
+        for written, pattern, use in glossary(locale)
+        if any(pattern.search(s) for s in strings)
+    ]
 
 
 def _placeholders(text: str) -> set[str]:

@@ -118,7 +118,9 @@ class LinkCode(Base):
 
 class DeletedPlayer(Base):
     """A tombstone: the keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of a player id whose
-    owner chose "Delete everything". The id itself is not kept; it can never come back."""
+    owner chose "Delete everything". The id itself is not kept; it can never come back.
+    Also, under another keyed message, of a removed device (player, device:
+    ``app.services.devices.removal_key``): that cookie never reaches the player again."""
 
     __tablename__ = "deleted_players"
 
@@ -154,6 +156,9 @@ class GameRow(Base):
     count, net of undo; ``moves_made`` counts every move and deal performed, undone ones
     included (undo and redo are not counted). ``assisted``: help that reads hidden cards (the
     solver: "is this still winnable?", the solver hint) was used (docs/rules.md, Assistance).
+    ``started_at``: the game's clock start, its first move (or deal) or first solver question;
+    NULL while nobody touched the dealt layout, which is not a game yet (replacing it counts
+    neither a start nor an abandonment; ``app/services/game_core.py``).
     """
 
     __tablename__ = "games"
@@ -179,6 +184,7 @@ class GameRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     abandoned_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The shared deal (daily deal or challenge, ``races.id``) this game plays, if any: the
     # action path reports its progress to the race (``app/services/race.py``).
@@ -210,6 +216,47 @@ class MoveLog(Base):
     from_pile: Mapped[str | None] = mapped_column(String(8), nullable=True)
     to_pile: Mapped[str | None] = mapped_column(String(8), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class SolverLine(Base):
+    """The winning line the solver last proved for a game (issue 40: hints you can follow to
+    the end), kept server side only: ``start`` is the snapshot of the position it starts from
+    (hidden cards included), ``line`` its actions (``encode_line``). A hint on the line is its
+    next action; a position off it is searched again and replaces the row."""
+
+    __tablename__ = "solver_lines"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    start: Mapped[str] = mapped_column(Text)
+    line: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class GameReview(Base):
+    """The solver's review of a game's positions (issue 40), computed in the background.
+
+    ``steps``: how many steps of the log it covers (positions 0..steps); ``verdicts``: one
+    character a position, ``w`` win, ``l`` loss, ``u`` unknown, ``.`` not yet decided;
+    ``state``: ``working`` | ``done``; ``line``: a winning line (``encode_line``) from the
+    position ``line_step`` (the last winnable one), never sent whole to a client but as the
+    public views it passes through once the review is done (the deal is public then);
+    ``heartbeat``: the last progress, so that a review whose worker died is taken up again.
+    """
+
+    __tablename__ = "game_reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    steps: Mapped[int] = mapped_column(Integer)
+    verdicts: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(8))
+    line: Mapped[str | None] = mapped_column(Text, nullable=True)
+    line_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    heartbeat: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class VariantStats(Base):

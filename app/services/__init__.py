@@ -13,6 +13,7 @@ from .errors import (
     ServiceError,
     VersionConflict,
 )
+from .game_core import clock_seconds
 from .games import (
     act,
     action_log,
@@ -22,6 +23,7 @@ from .games import (
     get_game_and_display,
     hints,
     move,
+    race_game_at_stake,
     redo,
     restart,
     resume_game,
@@ -80,6 +82,8 @@ __all__ = [
     "redo",
     "restart",
     "resume_game",
+    "race_game_at_stake",
+    "clock_seconds",
     "saved_games",
     "undo",
     "update_settings",

@@ -31,7 +31,7 @@ from app.engine import Action, EngineError, Game
 
 from .common import add_event, stats_row
 from .errors import ActionRefused, InvalidRequest, NotFound, ServiceError, VersionConflict
-from .game_core import game_state, shown_view
+from .game_core import begin, clock_seconds, game_state, shown_view
 from .players import get_display
 from .race import report_progress
 from .ratelimit import counted_connection
@@ -55,8 +55,9 @@ _INSERT_ACTION = Fast(
 )
 _UPDATE_AFTER_ACTION = Fast(
     "UPDATE games SET version = :version, snapshot = :snapshot, moves = :moves, "
-    "moves_made = :moves_made, updated_at = :updated_at WHERE id = :gid",
-    binds={"updated_at": _GAMES.c.updated_at.type},
+    "moves_made = :moves_made, updated_at = :updated_at, started_at = :started_at "
+    "WHERE id = :gid",
+    binds={"updated_at": _GAMES.c.updated_at.type, "started_at": _GAMES.c.started_at.type},
 )
 
 _RECENT: OrderedDict[str, tuple[str, Game]] = OrderedDict()
@@ -194,9 +195,11 @@ def _apply(
         "moves": game.moves,
         "moves_made": row.moves_made + (1 if kind in MADE_KINDS else 0),
         "updated_at": now,
+        # (the first action starts the game's clock: ``game_core.begin``, in ``_rare_steps``)
+        "started_at": row.started_at or now,
     }
     cursor.rows(_UPDATE_AFTER_ACTION, {"gid": row.id, **values})
-    if game.won or row.race_id is not None:
+    if game.won or row.race_id is not None or row.started_at is None:
         _rare_steps(conn, player_id, row, game, values, now)
     state = game_state(SimpleNamespace(**{**found, **values}), game, previous)
     return state, snapshot, game
@@ -210,13 +213,22 @@ def _rare_steps(
     values: dict[str, Any],
     now: datetime,
 ) -> None:
-    """A win (the statistics) and a shared deal's progress (its race), through an ORM session
-    joined to the action's transaction (``values``: the game's new columns, updated)."""
+    """The game's first action (its start: ``game_core.begin``), a win (the statistics) and a
+    shared deal's progress (its race), through an ORM session joined to the action's
+    transaction (``values``: the game's new columns, updated)."""
     db = Session(bind=conn, join_transaction_mode="rollback_only")
     try:
+        counted = bool(row.counted)
+        if row.started_at is None:
+            _, counted = begin(db, player_id, row, now)
+            if counted != bool(row.counted):
+                db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(counted=counted))
+                values["counted"] = counted
         if game.won:
             won = {"status": "won", "finished_at": now, "saved": False}
-            won["counted"] = _record_win(db, player_id, row, values["moves_made"], now)
+            won["counted"] = _record_win(
+                db, player_id, row, values["moves_made"], now, values["started_at"], counted
+            )
             db.execute(update(_GAMES).where(_GAMES.c.id == row.id).values(**won))
             values.update(won)
         if row.race_id is not None:  # a shared deal: tell the race (app/services/race.py)
@@ -225,7 +237,7 @@ def _rare_steps(
                 game_id=row.id,
                 variant=row.variant,
                 deal=row.deal,
-                created_at=row.created_at,
+                started_at=values["started_at"],
                 game=game,
                 assisted=bool(row.assisted),
                 moves_made=values["moves_made"],
@@ -237,16 +249,25 @@ def _rare_steps(
         db.close()
 
 
-def _record_win(db: Session, player_id: str, row: Any, moves_made: int, now: datetime) -> bool:
+def _record_win(
+    db: Session,
+    player_id: str,
+    row: Any,
+    moves_made: int,
+    now: datetime,
+    started_at: datetime,
+    counted: bool,
+) -> bool:
     """Count a win in the statistics; returns the game's new ``counted`` flag. Only an
-    unassisted win may set the best time and the fewest moves (moves made)."""
+    unassisted win may set the best time (the game's clock: from its first move or solver
+    question) and the fewest moves (moves made)."""
     settings = db.get(PlayerSettings, player_id)
     if settings is None or not settings.record_stats:
-        return bool(row.counted)
+        return counted
     stats = stats_row(db, player_id, row.variant)
-    if not row.counted:
+    if not counted:
         stats.started += 1
-    seconds = max(0, int((now - row.created_at).total_seconds()))
+    seconds = clock_seconds(started_at, now, now)
     stats.won += 1
     stats.current_streak += 1
     stats.best_streak = max(stats.best_streak, stats.current_streak)

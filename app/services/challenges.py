@@ -21,6 +21,7 @@ from app.engine import Game
 
 from .common import lock_player, read_tx, write_tx
 from .errors import NotFound
+from .game_core import clock_seconds
 from .profiles import default_name
 from .race import attempt_key, entry_status, new_race_id, play_race
 from .race_progress import Progress, one_per_player, publish, shown_name
@@ -108,9 +109,7 @@ def create_challenge(db: Session, player_id: str, game_id: str) -> Challenge:
             suits=len(engine_game.completed),
             assisted=game.assisted,
             seconds=(
-                max(0, int((game.finished_at - game.created_at).total_seconds()))
-                if game.finished_at
-                else None
+                clock_seconds(game.started_at, game.finished_at, now) if game.finished_at else None
             ),
             started_at=game.created_at,
             updated_at=now,
@@ -211,7 +210,7 @@ def comparison(
             name = (profile.display_name if profile else None) or default_name(entry.player_id)
             if game is not None:
                 end = game.finished_at or (game.abandoned_at or now)
-                seconds = max(0, int((end - game.created_at).total_seconds()))
+                seconds = clock_seconds(game.started_at, end, now)
             else:
                 seconds = entry.seconds or 0
             status = entry_status(entry.status, game)

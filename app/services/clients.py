@@ -2,9 +2,12 @@
 
 The web layer (``app.web.front``) puts a keyed hash of the
 request's client address in ``current_address`` for the request; the address itself is never
-stored. The counters live in ``address_counters`` (one atomic UPSERT per count, shared by
-every worker); ``prune`` drops those of past days. With ``RATE_LIMITS=off``, or outside a
-request (scripts, tests of services), nothing is counted.
+stored. An IPv6 client is keyed by its /64 (``client_network``): one subscriber usually holds a
+whole /64, so counting its single addresses would let it take a fresh one for every request.
+An IPv4-mapped IPv6 address is its IPv4 address. The counters live in ``address_counters``
+(one atomic UPSERT per count, shared by every worker); ``prune`` drops those of past days.
+With ``RATE_LIMITS=off``, or outside a request (scripts, tests of services), nothing is
+counted.
 
 - ``count_new_player(db)``: called by the services that create a player row, inside their
   write transaction; past ``NEW_PLAYERS_PER_MINUTE`` it raises ``TooManyNewPlayers`` (a
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import time
 from contextvars import ContextVar
 from functools import lru_cache
@@ -40,12 +44,26 @@ def address_key(address: str, settings: Settings | None = None) -> str:
     return keyed_address((settings or get_settings()).secret_key, address)
 
 
+def client_network(address: str) -> str:
+    """What a client address is counted as: an IPv4 address itself (also written as an
+    IPv4-mapped IPv6 address), an IPv6 address its /64; anything else (``unknown``, a name)
+    as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.strip().split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
+
+
 @lru_cache(maxsize=4096)  # computed once per address and process, not on every request
 def keyed_address(secret_key: str, address: str) -> str:
-    """``address_key`` of ``address`` with the key ``secret_key``."""
-    return hmac.new(secret_key.encode(), b"client:" + address.encode(), hashlib.sha256).hexdigest()[
-        :64
-    ]
+    """``address_key`` of ``address`` (its ``client_network``) with the key ``secret_key``."""
+    message = b"client:" + client_network(address).encode()
+    return hmac.new(secret_key.encode(), message, hashlib.sha256).hexdigest()[:64]
 
 
 class TooManyNewPlayers(RateLimited):

@@ -10,9 +10,18 @@ id.
   not in the in-process cache (``confirmed``): one statement of two primary-key lookups. A
   device whose row is gone while its player's row exists was removed: the web layer treats
   the browser as a new anonymous player. A player without a row yet (a new visitor who has
-  not written anything) has no device rows either: its cookie stands. The cache keeps a
-  confirmation ``CONFIRM_SECONDS``; removing a device clears it in this process at once, in
-  another worker process within that time.
+  not written anything, or a player retention removed) has no device rows either: its cookie
+  stands, unless the device was removed from that player before (a keyed hash of the removed
+  (player, device) is kept in ``deleted_players``, ``removal_key``: a cookie kept from before
+  cannot become that player again). The cache keeps a confirmation ``CONFIRM_SECONDS``;
+  removing a device clears it in this process at once, in another worker process within
+  that time. The writes that matter most (devices, link codes, the data file, deletion) do
+  not trust the cache: they ask again inside their own transaction (``require_standing``;
+  a removed device gets ``DeviceRemoved``, a 410 that clears its cookie).
+- Who may remove whom (``remove_device``): a device may remove itself and the devices linked
+  after it, never an older one; so the player's oldest device can remove every other, and a
+  device linked with a leaked code cannot remove the original and keep the player. Removing
+  a device also voids the player's link code (whichever device made it).
 - ``make_link_code``: a one-time code (8 characters of Crockford's base32, shown
   ``ABCD-EFGH``), valid ``LINK_CODE_MINUTES``, kept only as a keyed hash; a new code replaces
   the player's previous one. ``link_device``: the code's player gains this browser as a new
@@ -20,7 +29,8 @@ id.
   it, unreachable from this browser unless another of its devices remains).
 - Both are rate limited with the counters of ``app.services.windows`` (off with
   ``RATE_LIMITS=off``): codes made per player, and codes entered per client address (right or
-  wrong: a guess costs a try), ``LINK_WINDOW_SECONDS`` windows.
+  wrong: a guess costs a try) per client address (an IPv6 client by its /64,
+  ``app.services.clients``) and per player, ``LINK_WINDOW_SECONDS`` windows.
 - ``list_devices``, ``remove_device``.
 """
 
@@ -40,13 +50,28 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
-from app.db.models import Device, GameRow, LinkCode, Player, PlayerProfile, StatEvent, utcnow
+from app.db.models import (
+    DeletedPlayer,
+    Device,
+    GameRow,
+    LinkCode,
+    Player,
+    PlayerProfile,
+    StatEvent,
+    utcnow,
+)
 from app.db.session import begin_write
 
 from .clients import current_address
-from .common import FIRST_DEVICE, ensure_player, insert_ignore, write_tx
+from .common import (
+    FIRST_DEVICE,
+    current_device,
+    ensure_player,
+    insert_ignore,
+    write_tx,
+)
 from .device_names import UNKNOWN, device_name
-from .errors import InvalidRequest, NotFound, RateLimited, ServiceError
+from .errors import DeviceRemoved, InvalidRequest, NotFound, RateLimited, ServiceError
 from .ratelimit import count as count_request
 from .ratelimit import counted_tx
 from .windows import retry_after, window_start, window_upsert
@@ -115,12 +140,54 @@ def forget(player_id: str, device_id: str | None = None) -> None:
             del _CONFIRMED[key]
 
 
+def removal_key(player_id: str, device_id: str, settings: Settings | None = None) -> str:
+    """The keyed hash (HMAC-SHA256 with ``SECRET_KEY``) kept of a removed device, in
+    ``deleted_players`` beside the deleted players' (another message: never the same hash)."""
+    key = (settings or get_settings()).secret_key.encode()
+    message = b"removed-device:" + player_id.encode() + b":" + device_id.encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _was_removed(conn: Connection | Session, player_id: str, device_id: str) -> bool:
+    """Whether the device was removed from the player before (its ``removal_key`` kept)."""
+    found = conn.execute(
+        select(DeletedPlayer.id_hash).where(
+            DeletedPlayer.id_hash == removal_key(player_id, device_id)
+        )
+    ).first()
+    return found is not None
+
+
+def _stands_in(conn: Connection | Session, player_id: str, device_id: str) -> bool:
+    """``standing`` without its side effects, in the caller's transaction."""
+    row = conn.execute(_STANDING, {"p": player_id, "d": device_id}).first()
+    if row is None:  # no player row: a new visitor, or a player retention removed
+        return not _was_removed(conn, player_id, device_id)
+    return row[1] is not None
+
+
+def require_standing(db: Session, player_id: str) -> None:
+    """Inside a write (or read) transaction of the request's player: ``DeviceRemoved`` if the
+    request's device (``current_device``) no longer reaches the player, whatever this
+    process's cache says (another worker removed it a moment ago). Outside a request
+    (scripts, tests of services): nothing to check."""
+    device = current_device.get()
+    if device is None:
+        return
+    if not _stands_in(db, player_id, device[0]):
+        forget(player_id, device[0])
+        raise DeviceRemoved()
+
+
 def standing(conn: Connection, player_id: str, device_id: str, user_agent: str = "") -> bool:
     """Whether the cookie's device still reaches its player (see the module notes). Keeps
     the device's last sighting (to the hour) and fills in a name not known yet; commits."""
     row = conn.execute(_STANDING, {"p": player_id, "d": device_id}).first()
     if row is None:
+        removed = _was_removed(conn, player_id, device_id)
         conn.rollback()
+        if removed:
+            return False  # removed before retention removed its player: not that player again
         _confirm(player_id, device_id)
         return True  # a new visitor: no rows yet
     last_seen, name = row[1], row[2]
@@ -156,14 +223,22 @@ class DeviceInfo:
     linked_at: datetime
     last_seen: datetime
     this_device: bool
+    removable: bool  # by ``this_device`` (itself, or linked after it: module notes)
 
 
 def list_devices(db: Session, player_id: str, this_device: str) -> list[DeviceInfo]:
-    """The player's devices, the oldest first (``this_device`` marked)."""
+    """The player's devices, the oldest first (``this_device`` marked, and which of them it
+    may remove)."""
     try:
-        rows = db.execute(
-            select(Device).where(Device.player_id == player_id).order_by(Device.created_at)
-        ).scalars()
+        require_standing(db, player_id)
+        rows = list(
+            db.execute(
+                select(Device)
+                .where(Device.player_id == player_id)
+                .order_by(Device.created_at, Device.id)
+            ).scalars()
+        )
+        mine = next((n for n, r in enumerate(rows) if r.id == this_device), None)
         return [
             DeviceInfo(
                 id=r.id,
@@ -171,23 +246,52 @@ def list_devices(db: Session, player_id: str, this_device: str) -> list[DeviceIn
                 linked_at=r.created_at,
                 last_seen=r.last_seen_at,
                 this_device=r.id == this_device,
+                removable=mine is not None and n >= mine,
             )
-            for r in rows
+            for n, r in enumerate(rows)
         ]
     finally:
         db.rollback()
 
 
-def remove_device(db: Session, player_id: str, device_id: str) -> None:
+NOT_YOURS_TO_REMOVE = (
+    "A device can remove itself and the devices linked after it, not one linked before it: "
+    "remove this one from an older device."
+)
+
+
+def remove_device(db: Session, player_id: str, device_id: str, *, by: str | None = None) -> None:
     """Remove one of the player's devices: its cookie no longer reaches the player (a new
-    anonymous player on its next request). ``NotFound`` for a device not theirs."""
+    anonymous player on its next request, never that player again), and the player's link
+    code is voided. ``by``: the requesting device, which may remove itself and the devices
+    linked after it (module notes); ``InvalidRequest`` for an older one, ``NotFound`` for a
+    device not the player's, ``DeviceRemoved`` when ``by`` itself was removed meanwhile.
+    Without ``by`` (outside a request): any device."""
     with counted_tx(db, player_id, "actions"):  # (a refusal commits the count alone)
-        result = db.execute(
-            delete(Device).where(Device.player_id == player_id, Device.id == device_id)
-        )
-        if not int(getattr(result, "rowcount", 0) or 0):
+        if by is not None and not _stands_in(db, player_id, by):
+            forget(player_id, by)
+            raise DeviceRemoved()
+        wanted = [device_id] if by is None else [device_id, by]
+        linked = {
+            str(r[0]): (r[1], str(r[0]))
+            for r in db.execute(
+                select(Device.id, Device.created_at).where(
+                    Device.player_id == player_id, Device.id.in_(wanted)
+                )
+            )
+        }
+        if device_id not in linked:
             raise NotFound("There is no such device.")
+        if by is not None and linked[device_id] < linked[by]:
+            raise InvalidRequest(NOT_YOURS_TO_REMOVE)
+        db.execute(delete(Device).where(Device.player_id == player_id, Device.id == device_id))
+        db.execute(delete(LinkCode).where(LinkCode.player_id == player_id))
+        _keep_removal(db, player_id, device_id)
     forget(player_id, device_id)
+
+
+def _keep_removal(db: Session, player_id: str, device_id: str) -> None:
+    insert_ignore(db, DeletedPlayer, id_hash=removal_key(player_id, device_id), deleted_at=utcnow())
 
 
 # -- link codes --------------------------------------------------------------------------------
@@ -240,6 +344,13 @@ _ADDRESS_COUNT = window_upsert(
 )
 
 
+def _tries_key(player_id: str, settings: Settings) -> str:
+    """The key a player's link tries are counted under in ``address_counters`` (a keyed
+    hash: the browser trying may have no player row, which ``rate_limits`` needs)."""
+    key = settings.secret_key.encode()
+    return hmac.new(key, b"link-tries:" + player_id.encode(), hashlib.sha256).hexdigest()
+
+
 # The refusals past a limit, formatted with the limit, the window's minutes and the wait.
 _TOO_MANY_MADE = (
     "Too many link codes: at most {limit} every {minutes} minutes. Please wait {wait} seconds."
@@ -276,6 +387,7 @@ def make_link_code(
     now = now or utcnow()
     with write_tx(db):
         ensure_player(db, player_id)
+        require_standing(db, player_id)  # (not this process's cache: another worker's removal)
         count_request(db, player_id, "actions")  # (every writing request counts)
         if settings.rate_limits_enabled:
             limit = settings.link_codes_per_window
@@ -324,18 +436,21 @@ def link_device(
     """Join this browser (``player_id``/``device_id`` of its cookie) to the player whose
     link ``code`` it is: a new device of that player (the code is used up). Refusals
     (``InvalidRequest``) change nothing but the count of tries; ``TooManyLinkTries`` past
-    ``LINK_TRIES_PER_WINDOW`` tries per client address. A browser whose current player has
-    data must confirm leaving it (``leave_data``)."""
+    ``LINK_TRIES_PER_WINDOW`` tries per client address, or per player. A browser whose
+    current player has data must confirm leaving it (``leave_data``). The browser's device
+    leaves its previous player for good (``removal_key``)."""
     settings = settings or get_settings()
     now = now or utcnow()
     begin_write(db)
     try:
         address = current_address.get()
-        if settings.rate_limits_enabled and address is not None:
+        if settings.rate_limits_enabled:
             limit = settings.link_tries_per_window
-            _count_try(
-                db, _ADDRESS_COUNT, address, "link-try", limit, now.timestamp(), _TOO_MANY_TRIED
-            )
+            tried = [(_tries_key(player_id, settings), "link-try-player")]
+            if address is not None:
+                tried.insert(0, (address, "link-try"))
+            for key, scope in tried:
+                _count_try(db, _ADDRESS_COUNT, key, scope, limit, now.timestamp(), _TOO_MANY_TRIED)
         count_request(db, player_id, "actions")  # (a player with a row: every write counts)
         normalised = normalise_code(code)
         if normalised is None:
@@ -373,7 +488,11 @@ def link_device(
             created_at=now,
             last_seen_at=now,
         )
-        db.execute(delete(Device).where(Device.player_id == player_id, Device.id == device_id))
+        left = db.execute(
+            delete(Device).where(Device.player_id == player_id, Device.id == device_id)
+        )
+        if int(getattr(left, "rowcount", 0) or 0):
+            _keep_removal(db, player_id, device_id)
     except ServiceError:
         db.commit()  # the count of tries alone
         raise
@@ -425,6 +544,8 @@ __all__ = [
     "make_link_code",
     "new_device_id",
     "normalise_code",
+    "removal_key",
     "remove_device",
+    "require_standing",
     "standing",
 ]

@@ -77,6 +77,20 @@ class PlayerDeleted(Exception):
         super().__init__(self.message)
 
 
+class DeviceRemoved(PlayerDeleted):
+    """The requesting device was removed from its player (on another device, a moment ago:
+    this worker had not heard yet). Answered like ``PlayerDeleted``: ``410``, the cookie
+    cleared, so the browser's next request is a new player."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.message = (
+            "This device was removed from its player on another device, so it can no longer "
+            "change or read that player's data. Reload the page to start afresh as a new player."
+        )
+        self.args = (self.message,)
+
+
 class RateLimited(Exception):
     """Too many requests of one scope in the current window (HTTP 429 with Retry-After)."""
 

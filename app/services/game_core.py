@@ -1,5 +1,14 @@
-"""The core of a game's life that several services share: its public state, loading it, and
-starting one (superseding the player's unfinished game of the variant).
+"""The core of a game's life that several services share: its public state, loading it,
+starting one (superseding the player's unfinished game of the variant in the same slot) and
+its clock's start (``begin``).
+
+Slots and the clock (issue 41, API.md "Extensions (the clock, the coach)"). A player's games of
+a variant live in two kinds of slot: their own games (no race) and each shared deal's (a
+daily deal or a challenge: ``race_id``). A new game supersedes only the unfinished game of its
+own slot, so starting the daily deal or a challenge leaves the saved game of that variant as
+it was. A dealt layout nobody touched (no move, no deal, no solver question: ``started_at``
+NULL) is not a game yet: replacing it counts neither a start nor an abandonment. Its first
+move or solver question starts it (``begin``): the clock starts then and the start is counted.
 
 ``app.services.games`` (new games, actions) and ``app.services.race`` (games on a shared deal)
 both build on it; neither imports the other's internals.
@@ -10,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -28,7 +38,7 @@ from .types import GameState
 ROW_FIELDS: tuple[str, ...] = ("id", "variant", "deal_number", "version", "status", "saved")
 ROW_FIELDS += ("assisted", "moves_made", "restarted_from", "created_at", "updated_at")
 ROW_FIELDS += ("finished_at", "race_id")
-ROW_FIELDS += ("difficulty",)
+ROW_FIELDS += ("difficulty", "started_at")
 
 
 def game_state(row: Any, game: Game | None = None, previous: PublicView | None = None) -> GameState:
@@ -121,6 +131,7 @@ def start_game(
     difficulty: str | None = None,
     *,
     continues: GameRow | None = None,
+    race_id: str | None = None,
 ) -> tuple[GameRow, Game]:
     """A new game of the deal (superseding the player's unfinished one of the variant).
     ``continues``: a game on a shared deal restarted within its race (``app.services.race``,
@@ -128,9 +139,13 @@ def start_game(
     race, moves made, clock (its start) and assistance, its version goes on from that game's
     (so the race's reports stay in order), it is not a new start for the statistics
     and the game it continues is not given up (it is put aside, kept for the server's check
-    of the attempt's moves, ``race.replay_log_counted``)."""
+    of the attempt's moves, ``race.replay_log_counted``). ``race_id``: the shared deal a new
+    game plays (its own slot). The new game is not started yet: its first move or solver
+    question starts it (``begin``), and only then counts as a start."""
     now = utcnow()
-    supersede(db, player_id, settings, variant, now, keep=continues.id if continues else None)
+    race_id = continues.race_id if continues is not None else race_id
+    keep = continues.id if continues else None
+    supersede(db, player_id, settings, variant, now, keep=keep, race_id=race_id)
     game = Game.new(variant, parse_deal(deal_text, variant))
     row = GameRow(
         id=new_game_id(),
@@ -146,22 +161,47 @@ def start_game(
         moves_made=continues.moves_made if continues else 0,
         saved=settings.save_games,
         assisted=bool(continues.assisted) if continues else False,
-        counted=continues.counted if continues else settings.record_stats,
+        counted=bool(continues.counted) if continues else False,
         restarted_from=restarted_from,
         difficulty=difficulty,
         created_at=continues.created_at if continues else now,
+        started_at=continues.started_at if continues else None,
         updated_at=now,
+        race_id=race_id,
     )
-    if continues is not None:
-        row.race_id = continues.race_id
     db.add(row)
     db.flush()
-    if settings.record_stats and continues is None:
-        stats = stats_row(db, player_id, variant)
+    return row, game
+
+
+def begin(db: Session, player_id: str, row: Any, now: datetime) -> tuple[datetime, bool]:
+    """Start the game of ``row`` (not started yet: its first move, deal or solver question):
+    its clock starts at ``now`` and, while the player records statistics, it counts as a
+    start. Returns the game's new ``started_at`` and ``counted``; the caller writes them."""
+    counted = bool(row.counted)
+    settings = db.get(PlayerSettings, player_id)
+    if settings is not None and settings.record_stats and not counted:
+        stats = stats_row(db, player_id, row.variant)
         stats.started += 1
         stats.last_played_at = now
-        add_event(db, player_id, variant, "start", game_id=row.id, deal_number=deal_number, at=now)
-    return row, game
+        add_event(
+            db, player_id, row.variant, "start", game_id=row.id, deal_number=row.deal_number, at=now
+        )
+        counted = True
+    return now, counted
+
+
+def clock_seconds(started_at: datetime | None, finished_at: datetime | None, now: datetime) -> int:
+    """The game's elapsed play time in whole seconds: 0 before its first move or solver
+    question, then from that moment to its win (or to ``now``)."""
+    if started_at is None:
+        return 0
+    end = finished_at or now
+    return max(0, int((_aware(end) - _aware(started_at)).total_seconds()))
+
+
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def supersede(
@@ -172,9 +212,12 @@ def supersede(
     now: Any,
     *,
     keep: str | None = None,
+    race_id: str | None = None,
 ) -> None:
-    """Abandon the player's current unfinished game(s) of ``variant``. ``keep``: a game that a
-    new one continues (``start_game``): put aside (no longer current, kept), not given up."""
+    """Abandon the player's current unfinished game(s) of ``variant`` in the slot of
+    ``race_id`` (None: the player's own games; else that shared deal's). ``keep``: a game that
+    a new one continues (``start_game``): put aside (no longer current, kept), not given up.
+    A game not started yet (``started_at`` NULL) is replaced without counting anything."""
     rows: Sequence[GameRow] = (
         db.execute(
             select(GameRow)
@@ -183,6 +226,7 @@ def supersede(
                 GameRow.variant == variant,
                 GameRow.status == "playing",
                 GameRow.abandoned_at.is_(None),
+                GameRow.race_id.is_(None) if race_id is None else GameRow.race_id == race_id,
             )
             .with_for_update()
         )
@@ -197,7 +241,7 @@ def supersede(
     # A shared deal's game given up: its races hear of it now, not at the next page load.
     report_given_up(db, {old.id: old.version for old in rows if old.race_id is not None})
     for old in rows:
-        if settings.record_stats and old.counted:
+        if settings.record_stats and old.counted and old.started_at is not None:
             stats = stats_row(db, player_id, variant)
             stats.abandoned += 1
             stats.current_streak = 0

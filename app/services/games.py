@@ -3,24 +3,31 @@
 Every function takes the request's ``Session`` and the player's id (from the signed cookie).
 A game of another player is reported exactly like a missing one (``NotFound``).
 
-Saved games and abandonment (decided)
--------------------------------------
-A player has at most one *current* game per variant: the newest unfinished one. Starting a
-new game of a variant (a new deal, a deal by number or string, or a restart) supersedes the
-previous current game of that variant if it is unfinished: it is marked abandoned and counts
-as a loss for streaks (the current streak drops to 0). With "save games" on, the current game
-is the player's saved game of that variant (``resume_game`` opens it) and an abandoned game
-stays in the history, still reachable by its id. With "save games" off, no game is offered for
-resuming and a superseded unfinished game is deleted at once: it is not kept for later.
+Saved games and abandonment (decided; issue 41)
+-----------------------------------------------
+A player has at most one *current* game per variant and slot: the newest unfinished one of
+their own games, and one per shared deal (a daily deal, a challenge: races keep their own
+slot, ``game_core``). Starting a new game of a variant (a new deal, a deal by number or
+string, or a restart) supersedes the previous current game of that slot if it is unfinished:
+it is marked abandoned and counts as a loss for streaks (the current streak drops to 0).
+Starting the daily deal or a challenge leaves the player's own game of the variant as it was.
+A dealt layout nobody touched (no move, no deal, no solver question) is not a game yet:
+replacing it counts neither a start nor an abandonment. With "save games" on, the current
+game is the player's saved game of that variant (``resume_game`` opens it; their own game
+before a shared deal's) and an abandoned game stays in the history, still reachable by its
+id. With "save games" off, no game is offered for resuming and a superseded unfinished game
+is deleted at once: it is not kept for later.
 
 Statistics (decided)
 --------------------
-Every started game counts as a start (numbered deals and deal strings alike); a restart is a
-new start. A win adds to ``won`` and extends the current streak; an unassisted win may also set
-the best time (wall time from the start to the win) and the fewest moves (moves made: every
-move and deal performed, undone ones included). While "record statistics" is off nothing is
-recorded; a game started while it was off (or whose start was deleted with the results) counts
-its start when it is won with recording on, so ``won <= started``.
+A game counts as a start at its first move (or deal) or solver question, when its clock
+starts (numbered deals and deal strings alike); a restart is a new start once played. A win
+adds to ``won`` and extends the current streak; an unassisted win may also set the best time
+(the game's clock: from its first move or solver question to the win) and the fewest moves
+(moves made: every move and deal performed, undone ones included). While "record
+statistics" is off nothing is recorded; a game started while it was off (or whose start was
+deleted with the results) counts its start when it is won with recording on, so
+``won <= started``.
 
 Assistance (decided, docs/rules.md)
 -----------------------------------
@@ -91,27 +98,14 @@ def hints(db: Session, player_id: str, game_id: str, *, count: bool = True) -> H
 
 
 def resume_game(db: Session, player_id: str, variant: str) -> GameState | None:
-    """The player's saved unfinished game of ``variant``, if saving is on and there is one."""
-    with read_tx(db):
-        settings = db.get(PlayerSettings, player_id)
-        if settings is not None and not settings.save_games:
-            return None
-        row = db.execute(
-            select(GameRow)
-            .where(
-                GameRow.player_id == player_id,
-                GameRow.variant == variant,
-                GameRow.status == "playing",
-                GameRow.saved.is_(True),
-            )
-            .order_by(GameRow.updated_at.desc())
-            .limit(1)
-        ).scalar_one_or_none()
-        return game_state(row) if row is not None else None
+    """The player's saved unfinished game of ``variant``, if saving is on and there is one:
+    their own game, else the newest of a shared deal."""
+    return next((g for g in saved_games(db, player_id) if g.variant == variant), None)
 
 
 def saved_games(db: Session, player_id: str) -> list[GameState]:
-    """The player's saved unfinished games (at most one per variant), newest first."""
+    """The player's saved unfinished games, at most one per variant (their own game of the
+    variant, else their newest on a shared deal: races keep their own slot), newest first."""
     with read_tx(db):
         settings = db.get(PlayerSettings, player_id)
         if settings is not None and not settings.save_games:
@@ -125,7 +119,32 @@ def saved_games(db: Session, player_id: str) -> list[GameState]:
             )
             .order_by(GameRow.updated_at.desc())
         ).scalars()
-        return [game_state(r) for r in rows]
+        chosen: dict[str, GameRow] = {}
+        for r in rows:  # newest first: the first of each slot kind wins
+            kept = chosen.get(r.variant)
+            if kept is None or (kept.race_id is not None and r.race_id is None):
+                chosen[r.variant] = r
+        ordered = sorted(chosen.values(), key=lambda r: r.updated_at, reverse=True)
+        return [game_state(r) for r in ordered]
+
+
+def race_game_at_stake(db: Session, player_id: str, race_id: str) -> GameState | None:
+    """The player's started, unfinished game on the shared deal ``race_id`` (its own slot),
+    which playing that deal again gives up; None when there is none."""
+    with read_tx(db):
+        row = db.execute(
+            select(GameRow)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.race_id == race_id,
+                GameRow.status == "playing",
+                GameRow.abandoned_at.is_(None),
+                GameRow.started_at.is_not(None),
+            )
+            .order_by(GameRow.updated_at.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        return game_state(row) if row is not None else None
 
 
 # -- starting games ----------------------------------------------------------------------------

@@ -110,7 +110,7 @@ def leaderboard(
                 GameRow.deal,
                 GameRow.status.label("game_status"),
                 GameRow.assisted.label("game_assisted"),
-                GameRow.created_at,
+                GameRow.started_at,
                 GameRow.finished_at,
                 GameRow.updated_at,
             ).where(RaceEntry.ranked.is_(True))
@@ -134,7 +134,8 @@ def leaderboard(
                     rejected += 1
                     continue
                 finished = r.finished_at or r.updated_at
-                taken = (finished - r.created_at).total_seconds()
+                # (the game's clock: from its first move or solver question)
+                taken = (finished - r.started_at).total_seconds() if r.started_at else 0.0
                 seconds = max(0, int(taken))
                 runs = get_variant(r.variant).runs_needed  # every run left: 4, 8 or 12
                 be = BoardEntry(None, name, you, moves, seconds, runs, "won", r.game_assisted)

@@ -36,6 +36,7 @@ from .common import (
     write_tx,
 )
 from .devices import forget as forget_devices
+from .devices import require_standing
 from .errors import InvalidRequest
 from .ratelimit import consume as count_request
 from .ratelimit import counted_tx
@@ -266,6 +267,7 @@ def delete_games(db: Session, player_id: str) -> int:
     with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return 0
+        require_standing(db, player_id)
         result = db.execute(
             delete(GameRow).where(GameRow.player_id == player_id, GameRow.status == "playing")
         )
@@ -279,6 +281,7 @@ def delete_results(db: Session, player_id: str) -> None:
     with counted_tx(db, player_id, "actions"):
         if not lock_player(db, player_id):
             return
+        require_standing(db, player_id)
         db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
         db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
         db.execute(
@@ -313,8 +316,9 @@ def delete_player(db: Session, player_id: str) -> None:
     with write_tx(db):
         if is_postgres(db):
             lock_player_id(db, player_id)  # serialises with a concurrent first write
-        add_tombstone(db, player_id)
         lock_player(db, player_id)  # waits for the player's action in flight, if any
+        require_standing(db, player_id)  # (a removed device deletes nothing)
+        add_tombstone(db, player_id)
         _forget_races(db, player_id)
         db.execute(delete(Player).where(Player.id == player_id))  # (devices, link codes too)
     forget_devices(player_id)

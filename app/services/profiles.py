@@ -24,7 +24,27 @@ from .ratelimit import counted_tx
 
 NAME_MAX = 24
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.'-]*")
-_DEFAULT_RE = re.compile(r"player\s+[0-9a-f]{4}", re.IGNORECASE)
+# A name a player would read as a default "Player 4F2A": compared on its skeleton (lower case,
+# no spaces or punctuation, a character that looks like another read as that one: 0/o/q,
+# 1/i/l, 2/z, 3/e, 4/a, 5/s, 8/b), so "PIayer_4f2a", "P1ayer 4F2O" or "player4 F 2A"
+# imitate one as much as "Player 4F2A" does.
+_LOOKALIKE = str.maketrans("oqilzeasb", "001123458")
+_SEPARATORS = re.compile(r"[\s_.'-]+")
+
+
+def _skeleton(text: str) -> str:
+    return _SEPARATORS.sub("", text.lower()).translate(_LOOKALIKE)
+
+
+_DEFAULT_RE = re.compile(
+    re.escape(_skeleton("Player")) + "[" + re.escape(_skeleton("0123456789abcdef")) + "]{4}"
+)
+
+
+def imitates_default(name: str) -> bool:
+    """Whether ``name`` reads as a default name ("Player 4F2A"), whatever its spacing, case,
+    punctuation or lookalike characters."""
+    return _DEFAULT_RE.fullmatch(_skeleton(name)) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +81,7 @@ def check_display_name(value: object) -> str | None:
             "A display name starts with a letter or digit and holds only letters (A-Z), "
             "digits, spaces and the characters - _ . '"
         )
-    if _DEFAULT_RE.fullmatch(name):
+    if imitates_default(name):
         raise InvalidRequest(
             "Names like \u201cPlayer 4F2A\u201d are kept for players without a name: "
             "choose another."

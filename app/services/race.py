@@ -119,7 +119,7 @@ def report_progress(
     game_id: str,
     variant: str,
     deal: str,
-    created_at: datetime,
+    started_at: datetime,
     game: Game,
     assisted: bool,
     moves_made: int,
@@ -144,7 +144,7 @@ def report_progress(
         entry.updated_at = now
         if won:
             entry.finished_at = now
-            entry.seconds = max(0, int((now - created_at).total_seconds()))
+            entry.seconds = max(0, int((now - started_at).total_seconds()))
             ok = verified is not None and verified[0].won
             entry.verified = "ok" if ok else "forged"
             entry.verified_moves = verified[1] if ok and verified else None
@@ -268,8 +268,9 @@ def play_race(
         if running is not None:
             return game_state(running), False
         number = race.deal_number if race.kind == "challenge" else None
-        row, game = start_game(db, player_id, settings, race.variant, number, race.deal, None)
-        row.race_id = race.id
+        row, game = start_game(
+            db, player_id, settings, race.variant, number, race.deal, None, race_id=race.id
+        )
         entry = RaceEntry(
             race_id=race.id,
             player_id=player_id,

@@ -17,8 +17,10 @@ connections have closed, so the server runs with ``--timeout-graceful-shutdown``
 open then are cancelled, and browsers reconnect to another worker by themselves.
 
 Stream slots (``StreamSlots``, one per worker: ``slots``): a worker holds at most
-``MAX_STREAMS_PER_WORKER`` event streams, and one player at most ``MAX_STREAMS_PER_PLAYER`` of
-them; one more is refused with ``StreamRefused`` (429 with ``Retry-After``) before it
+``MAX_STREAMS_PER_WORKER`` event streams, one player at most ``MAX_STREAMS_PER_PLAYER`` of
+them, and one client address (an IPv6 client by its /64: ``app.services.clients``) at most
+``MAX_STREAMS_PER_ADDRESS``, cookie or none (a fresh cookie per stream is a new player each
+time); one more is refused with ``StreamRefused`` (429 with ``Retry-After``) before it
 subscribes. A slot is released when its stream ends, however it ends (the client went away,
 the stream's time was up, the server is shutting down).
 """
@@ -40,6 +42,7 @@ from app.config import get_settings
 from app.db.models import RaceEvent
 from app.db.session import get_sessionmaker
 
+from .clients import current_address
 from .race_progress import CHANNEL, Progress
 from .ratelimit import RateLimited
 
@@ -67,15 +70,16 @@ class StreamRefused(RateLimited):
 class StreamSlot:
     """One open event stream's place; ``release()`` may be called any number of times."""
 
-    def __init__(self, owner: StreamSlots, player_id: str) -> None:
+    def __init__(self, owner: StreamSlots, player_id: str, address: str | None = None) -> None:
         self._owner = owner
         self.player_id = player_id
+        self.address = address
         self._released = False
 
     def release(self) -> None:
         if not self._released:
             self._released = True
-            self._owner._release(self.player_id)
+            self._owner._release(self.player_id, self.address)
 
 
 class StreamSlots:
@@ -84,13 +88,17 @@ class StreamSlots:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._per_player: dict[str, int] = {}
+        self._per_address: dict[str, int] = {}
         self.total = 0
 
     def held_by(self, player_id: str) -> int:
         return self._per_player.get(player_id, 0)
 
-    def acquire(self, player_id: str) -> StreamSlot:
+    def acquire(self, player_id: str, address: str | None = None) -> StreamSlot:
+        """A slot for a stream of ``player_id`` from ``address`` (the keyed client address;
+        by default the request's, ``current_address``)."""
         settings = get_settings()
+        address = address or current_address.get()
         with self._lock:
             if self.total >= settings.max_streams_per_worker:
                 raise StreamRefused(
@@ -106,12 +114,28 @@ class StreamSlots:
                     f"in {STREAM_RETRY_AFTER_SECONDS} seconds.",
                     settings.max_streams_per_player,
                 )
+            from_address = self._per_address.get(address, 0) if address else 0
+            if address and from_address >= settings.max_streams_per_address:
+                raise StreamRefused(
+                    "Too many live updates open from your address: at most "
+                    f"{settings.max_streams_per_address} at a time. Close another tab showing "
+                    f"a race, then try again in {STREAM_RETRY_AFTER_SECONDS} seconds.",
+                    settings.max_streams_per_address,
+                )
             self._per_player[player_id] = held + 1
+            if address:
+                self._per_address[address] = from_address + 1
             self.total += 1
-        return StreamSlot(self, player_id)
+        return StreamSlot(self, player_id, address)
 
-    def _release(self, player_id: str) -> None:
+    def _release(self, player_id: str, address: str | None = None) -> None:
         with self._lock:
+            if address:
+                left = self._per_address.get(address, 0) - 1
+                if left > 0:
+                    self._per_address[address] = left
+                else:
+                    self._per_address.pop(address, None)
             held = self._per_player.get(player_id, 0) - 1
             if held > 0:
                 self._per_player[player_id] = held

@@ -1,4 +1,4 @@
-"""Replays: the sequence of public views a finished game went through.
+"""Replays: the sequence of public views a game went through.
 
 Built from the game's deal and its move log with ``Game.replay`` semantics (one action at a
 time from the opening layout). Only ``PublicView`` objects leave this module: a card that was
@@ -16,7 +16,7 @@ from app.db.models import GameRow
 from app.engine import Action, Game, PublicView, parse_deal
 
 from .common import read_tx
-from .errors import ActionRefused, NotFound
+from .errors import NotFound
 from .games import action_log, get_game
 from .types import GameState
 
@@ -29,14 +29,12 @@ class Replay:
 
 
 def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
-    """Every public view of the player's finished game, in order.
+    """Every public view of the player's game, in order: a won one, one given up, or one in
+    progress (issue 40: its review is shown beside it). Only what the player saw is shown.
 
-    ``NotFound`` for a game that is missing or someone else's; ``ActionRefused`` for a game
-    still being played (a replay is offered once the game is won).
+    ``NotFound`` for a game that is missing or someone else's.
     """
     state = get_game(db, player_id, game_id)
-    if state.status != "won":
-        raise ActionRefused("A replay is shown once the game is won.", "not_finished")
     actions = action_log(db, player_id, game_id)
     with read_tx(db):
         deal_text = db.execute(

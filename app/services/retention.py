@@ -14,7 +14,9 @@ cut-off is never removed, even if the player's other traces are old.
 Then players with no data left go too (``purge_empty_players``): a player row unseen for N
 days with no game, no result, no race entry and no profile holds nothing but its settings and
 rate-limit counters (removed with it by ON DELETE CASCADE). Such an id is not refused later
-(it was not deleted by its owner): the browser simply starts again as a new player.
+(it was not deleted by its owner): the browser simply starts again as a new player; but a
+device removed from that player before stays out (its keyed hash is kept, ``deleted_players``:
+``app.services.devices.removal_key``), so an old cookie never becomes that player again.
 
 Link codes past their ``expires_at`` (``purge_expired_link_codes``) go as well: an expired code
 links nothing (``link_device`` refuses it), so its row (a keyed hash, the player, two times)

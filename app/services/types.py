@@ -30,12 +30,27 @@ class GameState:
     finished_at: datetime | None
     race_id: str | None = None  # set when the game plays a shared deal (daily, challenge)
     difficulty: str | None = None  # the grade of a winnable deal asked for by difficulty
+    # The game's clock start: its first move (or deal) or solver question; None while nobody
+    # touched the dealt layout (not a game yet: ``app/services/game_core.py``).
+    started_at: datetime | None = None
     # The legal, useful moves now (the engine's hints: public, they name no hidden card), for
     # the page's one-tap moves. Empty for a won game.
     moves: tuple[Move, ...] = ()
     # The view just before the action that returned this state, when the caller asked for it
     # (the play page sends only what changed); None otherwise.
     previous: PublicView | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the game started (a move, a deal or a solver question): a dealt layout
+        nobody touched is not a game yet, and replacing it gives nothing up."""
+        return self.started_at is not None
+
+    @property
+    def at_stake(self) -> bool:
+        """Whether starting a new game of the variant (not a shared deal) gives this one up:
+        the player's own game, started (races keep their own slot)."""
+        return self.started and self.race_id is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ routes are in ``app.web.api``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Response
@@ -17,7 +17,7 @@ from app.engine import (
     MIN_DEAL_NUMBER,
     Move,
 )
-from app.services import GameState, VariantStatistics
+from app.services import GameState, VariantStatistics, clock_seconds
 
 # -- bodies ------------------------------------------------------------------------------------
 
@@ -169,6 +169,12 @@ class GameOut(BaseModel):
         "difficulty; null for every other game.",
         json_schema_extra={"enum": ["easy", "medium", "hard", None]},
     )
+    seconds: int = Field(
+        0,
+        description="The elapsed play time in whole seconds: the clock starts at the game's "
+        "first move (or deal) or first solver question and stops at its win; 0 for a dealt "
+        "layout nobody touched (not a game yet).",
+    )
 
 
 class HintMoveOut(BaseModel):
@@ -266,6 +272,7 @@ def game_out(state: GameState) -> GameOut:
         assisted=state.assisted,
         moves_made=state.moves_made,
         difficulty=state.difficulty,
+        seconds=clock_seconds(state.started_at, state.finished_at, datetime.now(UTC)),
         reserves=view.reserves,
         cells=view.cells,
         runs_needed=view.runs_needed,

@@ -9,7 +9,9 @@ may read a form body), so an oversized body is refused before any of it is parse
   the client gets ``413`` and the app sees the client go away (``http.disconnect``), so it
   stops reading and nothing is written.
 
-The answer is the site's usual JSON error: ``{"detail": "..."}``, then the connection closes.
+The answer is the site's usual JSON error: ``{"detail": "..."}``, then the connection closes;
+for a form whose refusal a browser shows (``location``: the privacy page's import), a ``303``
+to that page instead, which says why (issue 39: a refusal on a page is a page, not JSON).
 An ordinary HTTP client sends the whole body before it reads the answer, and a server that
 closes with part of the body unread resets the connection under it (issue 34: the client saw
 the reset, not the 413). So the rest of a refused body is read and thrown away first, up to
@@ -78,12 +80,28 @@ async def drain(receive: Receive, received: int = 0) -> None:
         return
 
 
-async def refuse(send: Send, limit: int, receive: Receive | None = None) -> None:
-    """Answer ``413``: after reading the rest of the body through ``receive`` (``drain``),
-    or at once without it."""
+def _see_other(location: str) -> tuple[Message, Message]:
+    start: Message = {
+        "type": "http.response.start",
+        "status": 303,
+        "headers": [
+            (b"location", location.encode("latin-1")),
+            (b"content-length", b"0"),
+            (b"cache-control", b"no-store"),
+            (b"connection", b"close"),
+        ],
+    }
+    return start, {"type": "http.response.body", "body": b""}
+
+
+async def refuse(
+    send: Send, limit: int, receive: Receive | None = None, location: str | None = None
+) -> None:
+    """Answer ``413`` (or, given a ``location``, ``303`` to it): after reading the rest of the
+    body through ``receive`` (``drain``), or at once without it."""
     if receive is not None:
         await drain(receive)
-    for message in _too_large(limit):
+    for message in _see_other(location) if location else _too_large(limit):
         await send(message)
 
 
@@ -93,10 +111,13 @@ class BodyGuard:
     ``send``, unless the app's answer has ``started``) and tells the app the client went away
     (``refused``: whatever the app says after that is dropped by the caller)."""
 
-    __slots__ = ("limit", "received", "refused", "started", "_receive", "_send")
+    __slots__ = ("limit", "location", "received", "refused", "started", "_receive", "_send")
 
-    def __init__(self, limit: int, receive: Receive, send: Send) -> None:
+    def __init__(
+        self, limit: int, receive: Receive, send: Send, location: str | None = None
+    ) -> None:
         self.limit = limit
+        self.location = location
         self.received = 0
         self.refused = False
         self.started = False
@@ -114,6 +135,6 @@ class BodyGuard:
                 if not self.started:
                     if message.get("more_body", False):
                         await drain(self._receive, self.received)
-                    await refuse(self._send, self.limit)
+                    await refuse(self._send, self.limit, location=self.location)
                 return {"type": "http.disconnect"}
         return message

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from markupsafe import Markup, escape
-
 from app.i18n import format_day, format_short_day, gettext, ngettext
 from app.services import DayCount, PlayerStatistics
 
@@ -49,7 +47,31 @@ def _nice_max(value: int) -> int:
     return ((value // 1000) + 1) * 1000
 
 
-def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Markup:
+@dataclass(frozen=True, slots=True)
+class Bar:
+    kind: str  # "bar-s" (started) | "bar-w" (won) | "day" (a day's name under the axis)
+    x: float
+    y: float
+    height: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class BarChart:
+    """A bar chart's geometry and words, drawn by templates/partials/chart.html."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    bar: float
+    title: str
+    desc: str
+    grid: list[tuple[float, int]]  # (y, value) of each horizontal line
+    bars: list[Bar]  # day by day
+
+
+def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> BarChart:
     """Bars of games started and won on each of the last ``days`` days (all variants)."""
     first = today - timedelta(days=days - 1)
     starts = [0] * days
@@ -65,14 +87,7 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
     plot_w, plot_h = w - left - right, h - top_pad - bottom
     slot = plot_w / days
     bar = max(2.0, slot * 0.38)
-    out: list[str] = []
     total_s, total_w = sum(starts), sum(wins)
-    out.append(
-        f'<svg class="chart" viewBox="0 0 {w} {h}" role="img" '
-        f'aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">'
-    )
-    title = gettext("Games started and won, last {n} days").format(n=days)
-    out.append(f'<title id="chart-title">{escape(title)}</title>')
     desc = ngettext(
         "From %(first)s to %(last)s: %(n)d game started and %(won)d won.",
         "From %(first)s to %(last)s: %(n)d games started and %(won)d won.",
@@ -83,35 +98,30 @@ def starts_wins_chart(per_day: list[DayCount], *, days: int, today: date) -> Mar
         "n": total_s,
         "won": total_w,
     }
-    out.append(f'<desc id="chart-desc">{escape(desc)}</desc>')
-    for i in range(5):
-        value = top * i // 4
-        y = top_pad + plot_h - plot_h * i / 4
-        out.append(
-            f'<line class="axis" x1="{left}" x2="{w - right}" y1="{y:.1f}" y2="{y:.1f}"/>'
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value}</text>'
-        )
+    grid = [(top_pad + plot_h - plot_h * i / 4, top * i // 4) for i in range(5)]
+    bars: list[Bar] = []
     for k in range(days):
         x = left + slot * k + slot / 2
-        for cls, values, dx in (("bar-s", starts, -bar), ("bar-w", wins, 0.0)):
+        day = first + timedelta(days=k)
+        for kind, values, dx in (("bar-s", starts, -bar), ("bar-w", wins, 0.0)):
             v = values[k]
             if v:
                 bh = plot_h * v / top
-                y = top_pad + plot_h - bh
-                day = first + timedelta(days=k)
-                if cls == "bar-s":
+                if kind == "bar-s":
                     label = gettext("{day}: {n} started").format(day=short_day(day), n=v)
                 else:
                     label = gettext("{day}: {n} won").format(day=short_day(day), n=v)
-                out.append(
-                    f'<rect class="{cls}" x="{x + dx:.1f}" y="{y:.1f}" width="{bar:.1f}" '
-                    f'height="{bh:.1f}" rx="1.5"><title>{escape(label)}</title></rect>'
-                )
+                bars.append(Bar(kind, x + dx, top_pad + plot_h - bh, bh, label))
         if k % 7 == (days - 1) % 7:
-            day = first + timedelta(days=k)
-            out.append(
-                f'<text x="{x:.1f}" y="{h - 8}" text-anchor="middle">'
-                f"{escape(short_day(day))}</text>"
-            )
-    out.append("</svg>")
-    return Markup("".join(out))
+            bars.append(Bar("day", x, h - 8, 0.0, short_day(day)))
+    return BarChart(
+        width=w,
+        height=h,
+        left=left,
+        right=right,
+        bar=bar,
+        title=gettext("Games started and won, last {n} days").format(n=days),
+        desc=desc,
+        grid=grid,
+        bars=bars,
+    )

@@ -16,7 +16,9 @@ The player's database row is created lazily by the first service that writes, so
 brand-new id works everywhere (empty statistics, default settings). The signature has no
 expiry: cookies stay valid across restarts while ``SECRET_KEY`` does.
 
-CSRF: the token is an HMAC of the player id (``csrf_token_for``); every POST, PUT, PATCH and
+CSRF: the token is an HMAC of the player id and the device id (``csrf_token_for``: a
+device's token is refused with another device's cookie; the first device's is the player's
+token from before devices); every POST, PUT, PATCH and
 DELETE must carry it in the ``X-CSRF-Token`` header or the ``csrf_token`` form field. Requests
 a browser marks as cross-site (``Sec-Fetch-Site: cross-site``) or whose ``Origin`` is not this
 site (nor a ``TRUSTED_ORIGINS`` entry) are refused too (``check_unsafe``). A refused request
@@ -41,12 +43,13 @@ from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, Signer
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection, cookie_parser
-from starlette.types import Message, Receive, Scope
+from starlette.types import Receive, Scope
 
 from app.config import Settings, get_settings
 from app.db.session import request_session
 from app.services import new_player_id
 from app.services.common import FIRST_DEVICE
+from app.web.form_body import body_once, multipart_token
 from app.web.security import cookie_secure, request_is_https
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -100,14 +103,21 @@ def _unsigned(secret_key: str, value: str) -> tuple[str, str] | None:
     return player_id, device_id or FIRST_DEVICE
 
 
-def csrf_token_for(player_id: str, settings: Settings | None = None) -> str:
-    """The CSRF token of ``player_id`` (HMAC-SHA256 with ``SECRET_KEY``)."""
-    return _csrf_token((settings or get_settings()).secret_key, player_id)
+def csrf_token_for(
+    player_id: str, settings: Settings | None = None, device_id: str | None = None
+) -> str:
+    """The CSRF token of device ``device_id`` of ``player_id`` (HMAC-SHA256 with
+    ``SECRET_KEY``): each device has its own; the first device's (None, ``first``) is the
+    player's token from before devices."""
+    return _csrf_token((settings or get_settings()).secret_key, player_id, device_id)
 
 
 @lru_cache(maxsize=4096)
-def _csrf_token(secret_key: str, player_id: str) -> str:
-    return hmac.new(secret_key.encode(), b"csrf:" + player_id.encode(), hashlib.sha256).hexdigest()
+def _csrf_token(secret_key: str, player_id: str, device_id: str | None) -> str:
+    message = "csrf:" + player_id
+    if device_id not in (None, FIRST_DEVICE):
+        message += f":{device_id}"
+    return hmac.new(secret_key.encode(), message.encode(), hashlib.sha256).hexdigest()
 
 
 def token_matches(expected: str, token: str | None) -> bool:
@@ -178,7 +188,7 @@ def identify(
     state["player_id"] = player_id
     state["device_id"] = device_id
     state["player_is_new"] = is_new
-    token = state["csrf_token"] = csrf_token_for(player_id, settings)
+    token = state["csrf_token"] = csrf_token_for(player_id, settings, device_id)
     new_cookie: list[tuple[bytes, bytes]] = []
     if is_new:
         header = player_cookie(HTTPConnection(scope), settings, player_id, device_id)
@@ -254,31 +264,16 @@ async def check_unsafe(
     return None, receive
 
 
-def _body_once(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives the whole ``body`` once, then defers to ``then``."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await then()
-
-    return receive
-
-
-async def _disconnected() -> Message:
-    return {"type": "http.disconnect"}
-
-
 async def _form_token(
     scope: Scope, receive: Receive, content_type: str
 ) -> tuple[str | None, Receive]:
     """Read the ``csrf_token`` field of a form body (``content_type``: the request's); the
-    body is replayed to the app."""
-    content_type = content_type.split(";")[0].strip().lower()
-    if content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+    body is replayed to the app. A multipart body is read only up to its ``csrf_token`` part
+    (``app.web.form_body.multipart_token``): a data file after it streams to the app."""
+    kind = content_type.split(";")[0].strip().lower()
+    if kind == "multipart/form-data":
+        return await multipart_token(receive, content_type, CSRF_FIELD, MAX_FORM_BYTES)
+    if kind != "application/x-www-form-urlencoded":
         return None, receive
     chunks: list[bytes] = []
     size = 0
@@ -294,20 +289,10 @@ async def _form_token(
         chunks.append(chunk)
         more = bool(message.get("more_body", False))
     body = b"".join(chunks)
-    token: str | None = None
-    if content_type == "application/x-www-form-urlencoded":
-        pairs = urlencoded_pairs(body.decode("latin-1"))
-        token = next((value for name, value in pairs if name == CSRF_FIELD), None)
-        scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
-    else:
-        try:
-            form = await Request(scope, _body_once(body, _disconnected)).form()
-            value = form.get(CSRF_FIELD)
-            token = value if isinstance(value, str) else None
-            await form.close()
-        except Exception:
-            token = None
-    return token, _body_once(body, receive)
+    pairs = urlencoded_pairs(body.decode("latin-1"))
+    token = next((value for name, value in pairs if name == CSRF_FIELD), None)
+    scope.setdefault("state", {})[FORM_PAIRS] = (body, pairs)
+    return token, body_once(body, receive)
 
 
 # -- dependencies for routes -------------------------------------------------------------------
@@ -378,12 +363,15 @@ DeviceId = Annotated[str, Depends(get_device_id)]
 CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
-def become_device(request: Request, response: Response, player_id: str, device_id: str) -> None:
+def become_device(request: Request, response: Response, player_id: str, device_id: str) -> str:
     """After linking: the browser's cookie now names device ``device_id`` of ``player_id``
-    (instead of any new player's cookie the middleware would set)."""
-    request.scope.setdefault("state", {})["identity_cleared"] = True
+    (instead of any new player's cookie the middleware would set). Returns that device's CSRF
+    token (for the forms of the page that answers)."""
+    state = request.scope.setdefault("state", {})
+    state["identity_cleared"] = True
     header = player_cookie(request, get_settings(), player_id, device_id)
     response.headers.append("set-cookie", header)
+    return csrf_token_for(player_id, device_id=device_id)
 
 
 def clear_identity(request: Request, response: Response) -> None:

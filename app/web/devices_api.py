@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from app.services import devices as device_service
 from app.services import portability
 from app.web.api_models import StrictBody, error_responses
-from app.web.deps import CallerDep, become_device, csrf_token_for
+from app.web.deps import CallerDep, DeviceId, become_device, csrf_token_for
 from app.web.rendering import base_url
 
 router = APIRouter(prefix="/api/player", tags=["devices and your data"])
@@ -31,7 +31,9 @@ router = APIRouter(prefix="/api/player", tags=["devices and your data"])
 DEVICE_ERRORS = {
     403: "Missing or invalid CSRF token, or a cross-site request: nothing changed.",
     404: "No such device of this player.",
-    422: "A malformed request, or a code that is wrong, used or expired: nothing changed.",
+    410: "This device was removed from its player: its cookie is cleared, nothing changed.",
+    422: "A malformed request, a code that is wrong, used or expired, or a device linked "
+    "before this one (only itself and later devices may be removed): nothing changed.",
     413: "The body is larger than the data file's cap: nothing changed.",
     429: "Too many link codes made or entered: wait the Retry-After seconds.",
 }
@@ -43,6 +45,9 @@ class DeviceOut(BaseModel):
     linked_at: datetime
     last_seen: datetime = Field(description="To the hour.")
     this_device: bool
+    removable: bool = Field(
+        description="Whether this device may remove it: itself, or a device linked after it."
+    )
 
 
 class DevicesOut(BaseModel):
@@ -60,13 +65,13 @@ def get_devices(request: Request, caller: CallerDep) -> DevicesOut:
     "/devices/{device}",
     status_code=204,
     response_class=Response,
-    responses=error_responses(403, 404, 422, texts=DEVICE_ERRORS),
+    responses=error_responses(403, 404, 410, 422, texts=DEVICE_ERRORS),
     summary="Remove a device: its cookie no longer reaches this player",
 )
 def delete_device(
-    caller: CallerDep, device: Annotated[str, Path(min_length=1, max_length=24)]
+    caller: CallerDep, this: DeviceId, device: Annotated[str, Path(min_length=1, max_length=24)]
 ) -> Response:
-    device_service.remove_device(caller.db, caller.player_id, device)
+    device_service.remove_device(caller.db, caller.player_id, device, by=this)
     return Response(status_code=204)
 
 
@@ -126,7 +131,8 @@ def post_link(request: Request, caller: CallerDep, body: Annotated[LinkIn, Body(
         user_agent=request.headers.get("user-agent", "")[:512],
         leave_data=body.leave_data,
     )
-    out = LinkedOut(player=linked.player_id, csrf_token=csrf_token_for(linked.player_id))
+    token = csrf_token_for(linked.player_id, device_id=linked.device_id)
+    out = LinkedOut(player=linked.player_id, csrf_token=token)
     response = Response(out.model_dump_json(), media_type="application/json")
     become_device(request, response, linked.player_id, linked.device_id)
     return response
@@ -147,7 +153,12 @@ class ImportedOut(BaseModel):
     results: int = Field(description="Results (statistics events) imported.")
     race_entries: int = Field(description="Race entries imported.")
     left_out_race_entries: int = Field(
-        description="Race entries of races this site does not have (left out)."
+        description="Race entries left out: of races this site does not have, of a race still "
+        "open, of another player (the file's), or of a race this player has an entry on here."
+    )
+    left_out_games: int = Field(0, description="Games of a race still open (left out).")
+    kept_games: int = Field(
+        0, description="Games of the file this player still has here: kept as they are here."
     )
 
 
@@ -180,4 +191,6 @@ async def post_import(
         results=summary.results,
         race_entries=summary.race_entries,
         left_out_race_entries=summary.left_out_race_entries,
+        left_out_games=summary.left_out_games,
+        kept_games=summary.kept_games,
     )

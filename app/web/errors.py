@@ -1,4 +1,4 @@
-"""Every error, one answer per fault: ``{"detail": "<a sentence a player understands>"}`` for
+"""Every error, one answer per fault: ``{"detail": "a sentence a player understands"}`` for
 the API, the site's error page (``app.web.rendering.render_error``) for a browser
 (``Accept: text/html``) outside ``/api``; never a stack trace.
 
@@ -10,6 +10,8 @@ the API, the site's error page (``app.web.rendering.render_error``) for a browse
 - A player id deleted for good ("Delete everything", ``PlayerDeleted``) trying to write:
   410 with the cookie cleared, so the browser's next request is a new player.
 - The solver's queue is full (``app.services.analysis.SolverBusy``): 503 with ``Retry-After``.
+- A NUL character in a value PostgreSQL is given (an id, code or token of the request): 404
+  when it is in the path (no game has such an id), else 422; never a 500.
 - The database cannot be reached or is busy past its timeout (``OperationalError``,
   ``InterfaceError``, the pool's ``TimeoutError``, any ``DBAPIError`` that invalidated its
   connection): 503 with ``Retry-After``. Nothing is half-done: every service runs in one
@@ -31,11 +33,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
-from markupsafe import escape
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app import observability as obs
 from app.i18n import N_
 from app.services import (
     NotFound,
@@ -48,6 +50,8 @@ from app.services.ratelimit import RateLimited
 from app.web.deps import clear_identity
 from app.web.display import prefetch_display
 from app.web.rendering import render_error
+from app.web.security import SECURITY_HEADERS
+from app.web.templating import templates
 
 log = logging.getLogger("scorpion")
 
@@ -131,19 +135,57 @@ def respond(
             return response
         except Exception:  # fall back to plain HTML below
             log.exception("error page failed")
-        page = (
-            "<!doctype html><html lang=en><meta charset=utf-8><title>Scorpion</title>"
-            f'<main><h1>Sorry</h1><p>{escape(detail)}</p><p><a href="/">Home</a></p></main>'
-        )
+        try:
+            page = templates.env.get_template("fallback_error.html").render(detail=detail)
+        except Exception:
+            log.exception("the fallback error page failed")
+            return PlainTextResponse(detail, status_code=status, headers=headers)
         return HTMLResponse(page, status_code=status, headers=headers)
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
+NUL_DETAIL = N_(
+    "The request holds a NUL character (U+0000), which no id, code or name of the site "
+    "contains: nothing was changed."
+)
+
+
+def is_nul_refusal(error: BaseException) -> bool:
+    """True for PostgreSQL refusing a NUL character in a text value (SQLite takes it, and
+    finds nothing by it): a NUL in an id, code or token the request carried."""
+    return isinstance(error, sa_exc.DataError) and "NUL (0x00)" in str(error.orig)
+
+
+def _nul_refused(request: Request) -> Response:
+    """A NUL in the path is an address with nothing at it (``404``, as a NUL id is on SQLite);
+    elsewhere (a form or JSON field, a query) the request is not valid (``422``). Whatever
+    the service began is rolled back with its transaction."""
+    log.info("NUL character refused on %s %s", request.method, request.url.path)
+    if "\x00" in request.scope.get("path", ""):
+        return respond(request, 404, STATUS_TEXT[404])  # (a game, a device, a challenge...)
+    return respond(request, 422, NUL_DETAIL)
+
+
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-    return respond(
+    response = respond(
         request, 500, N_("Something went wrong on our side; nothing was changed. Please retry.")
     )
+    return _as_ours(request, response)
+
+
+def _as_ours(request: Request, response: Response) -> Response:
+    """The headers ``app.web.front`` puts on every answer, on the safety net's 500 (Starlette
+    answers it outside every middleware): the security headers, the request id (the one the
+    access log names), and never stored."""
+    for name, value in SECURITY_HEADERS:
+        response.headers.setdefault(name, value)
+    state = request.scope.get("state") or {}
+    request_id = state.get("request_id") or obs.REQUEST_ID.get()
+    if request_id:
+        response.headers["X-Request-ID"] = str(request_id)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _http_detail(exc: StarletteHTTPException) -> tuple[int, str]:
@@ -212,6 +254,8 @@ def install(app: FastAPI) -> None:
         return respond(request, 503, exc.message, headers)
 
     async def _database_fault(request: Request, exc: Exception) -> Response:
+        if is_nul_refusal(exc):
+            return _nul_refused(request)
         if not is_connection_fault(exc):
             return _unexpected(request, exc)  # any other database error is a defect
         first_line = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__

@@ -107,8 +107,13 @@ def _access_log(message: str, args: tuple[Any, ...], extra: dict[str, Any]) -> N
         access_log.handle(record)
 
 
-# The data file's uploads (``app.web.player_pages``'s form, ``app.web.devices_api``'s JSON)
+# The data file's uploads (``app.web.player_pages``'s form, ``app.web.devices_api``'s JSON):
+# their cap is ``MAX_IMPORT_BYTES`` and room for the form's other fields (the route itself
+# refuses a file over ``MAX_IMPORT_BYTES``, readably); past it, the form's refusal is a 303 to
+# the privacy page, which says why (``IMPORT_TOO_LARGE``), the JSON route's the usual 413.
 IMPORT_PATHS = frozenset({"/privacy/import", "/api/player/import"})
+IMPORT_FORM_ROOM = 64 * 1024
+IMPORT_TOO_LARGE = {"/privacy/import": "/privacy?refused=too-large#your-data"}
 
 
 def _standing(player_id: str, device_id: str, agent: str) -> bool:
@@ -146,6 +151,9 @@ class FrontMiddleware:
         incoming = found.get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _REQUEST_ID_RE.fullmatch(incoming) else os.urandom(16).hex()
         token = obs.REQUEST_ID.set(request_id)
+        # (also in the request's state: the safety net's 500, answered outside this middleware
+        # once the exception has left it, sends it too: app.web.errors)
+        scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
         method: str = scope["method"]
         path: str = scope["path"]
@@ -212,14 +220,17 @@ class FrontMiddleware:
         """Steps 4 of the module notes: the body cap, the client's address, the player."""
         shared = get_settings()  # (the body cap and the address: the process's settings)
         limit = shared.max_body_bytes
+        location = None
         if scope["path"] in IMPORT_PATHS and scope["method"] == "POST":
-            limit = max(limit, shared.max_import_bytes)  # (the one bigger body: a data file)
+            # (the one bigger body: a data file)
+            limit = max(limit, shared.max_import_bytes + IMPORT_FORM_ROOM)
+            location = IMPORT_TOO_LARGE.get(scope["path"])
         length = found.get(b"content-length")
         if declared_too_large(length, limit):
             drained = may_drain(length, found.get(b"expect"))
-            await refuse(send_out, limit, receive if drained else None)
+            await refuse(send_out, limit, receive if drained else None, location)
             return
-        guard = BodyGuard(limit, receive, send_out)
+        guard = BodyGuard(limit, receive, send_out, location)
         address = scope_client_address(scope, forwarded, shared.trusted_proxies)
         address_token = current_address.set(keyed_address(shared.secret_key, address or "unknown"))
         device_token = None

@@ -1,6 +1,6 @@
 """The words ``static/js/board.js`` says (screen-reader lines, the confirmation dialog), in the
-request's language: every page carries them as JSON in an attribute (``<div id="js-text"
-hidden data-texts="...">``: data, no inline script, which the security policy forbids), and
+request's language: every page carries them as JSON in an attribute (templates/base.html,
+``#js-text``'s ``data-texts``: data, no inline script, which the security policy forbids), and
 the script looks each English text up there, falling back to the English. ``{name}`` marks a
 value the script fills in."""
 
@@ -45,18 +45,18 @@ JS_TEXTS = (
     N_("card"),
 )
 
-_RENDERED: dict[str, Markup] = {}
+_JSON: dict[str, Markup] = {}
 
 
 def js_text() -> Markup:
-    """The script's texts as JSON in a hidden element's attribute (made once per language)."""
+    """The script's texts as JSON, English to the request's language, escaped for the
+    template's attribute (made once per language)."""
     locale = current_locale.get()
-    html = _RENDERED.get(locale)
-    if html is None:
+    data = _JSON.get(locale)
+    if data is None:
         table = {text: gettext(text) for text in JS_TEXTS}
         # (the singular of app.web.words.with_rest_held's plural message)
         one = ngettext(" with the card on it", " with the %(n)d cards on it", 1)
         table[" with the card on it"] = one % {"n": 1}
-        data = escape(json.dumps(table, ensure_ascii=False))
-        html = _RENDERED[locale] = Markup(f'<div id="js-text" hidden data-texts="{data}"></div>')
-    return html
+        data = _JSON[locale] = escape(json.dumps(table, ensure_ascii=False))
+    return data

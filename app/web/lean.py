@@ -77,7 +77,7 @@ class _Plan:
                     return _NOT_LEAN
                 try:
                     data = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # (RecursionError: nested too deeply)
                     return _NOT_LEAN
                 value, errors = body.validate(data, {}, loc=("body",))
                 if errors:

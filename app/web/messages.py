@@ -101,6 +101,7 @@ MESSAGES: tuple[str, ...] = (
     N_("A deal number is a whole number."),
     N_("A deal holds each of the 52 cards exactly once."),
     N_("A replay is shown once the game is won."),
+    N_("This deal is still secret (today's daily deal): its review waits until the day is over."),
     N_("A day is written YYYY-MM-DD, e.g. 2026-11-29."),
     N_("A display name is text."),
     N_("A move names a column, a position in it and a target column."),
@@ -153,12 +154,21 @@ MESSAGES += (
     N_("There is no such device."),
     N_("This device is already linked to that player."),
     N_(
+        "A device can remove itself and the devices linked after it, not one linked before it: "
+        "remove this one from an older device."
+    ),
+    N_(
+        "This device was removed from its player on another device, so it can no longer "
+        "change or read that player's data. Reload the page to start afresh as a new player."
+    ),
+    N_(
         "This device has games or results of its own. Tick the box to confirm that you "
         "leave them behind."
     ),
     N_("This file is empty."),
     N_("This file is not a Scorpion data file."),
     N_("This file is not a Scorpion data file: it is not valid JSON (perhaps it was cut short)."),
+    N_("This file is not a Scorpion data file: its JSON is nested too deeply."),
     N_(
         "This data file's signature does not match: it was changed after it was exported, or "
         "it comes from a site with another secret key."
@@ -179,6 +189,14 @@ PATTERNS += (
         "Check it, or make a new one on the other device."
     ),
     N_("A link code has {n} letters and digits, like ABCD-EFGH."),
+    N_(
+        "Too many live updates open: at most {n} at a time per player. Close another tab "
+        "showing a race, then try again in {n2} seconds."
+    ),
+    N_(
+        "Too many live updates open from your address: at most {n} at a time. Close another "
+        "tab showing a race, then try again in {n2} seconds."
+    ),
     N_("Too many link codes: at most {n} every {n2} minutes. Please wait {n3} seconds."),
     N_(
         "Too many link codes tried: at most {n} every {n2} minutes. Please wait {n3} seconds "
@@ -186,7 +204,7 @@ PATTERNS += (
     ),
     N_("This file is too large: at most {n} bytes."),
     N_("This request is too large: at most {n} bytes are accepted."),
-    N_("This data file has format version {text}; this site reads version {n}."),
+    N_("This data file has format version {text}; this site reads versions 1 to {n}."),
     N_("This data file is not valid: {text}: {text2}."),
     N_("This data file is not consistent: game {n} is not a valid game."),
     N_("This data file is not consistent: game {text} is unreadable."),

@@ -36,7 +36,6 @@ from app.i18n import N_, gettext
 from app.services import GameState, NotFound, ServiceError, VersionConflict
 from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
-from app.web.board_html import kept_prefix
 from app.web.deps import CsrfToken, PlayerId
 from app.web.display import known_display, load_display, remember_display
 from app.web.inline import DbAction, run_action, run_read
@@ -61,7 +60,8 @@ from app.web.rendering import (
     render_update,
     see_other,
 )
-from app.web.view import board_view, parse_pile_selection, parse_selection
+from app.web.review_pages import review_context
+from app.web.view import board_view, kept_prefix, parse_pile_selection, parse_selection
 from app.web.words import SAID, describe_change, short_change
 
 router = LeanRouter(include_in_schema=False, route_class=LeanRoute)
@@ -423,7 +423,7 @@ def replay(
         view=view,
         stuck=False,
         can_deal=view.stock > 0,
-        created_at=rep.game.created_at,
+        started_at=rep.game.started_at,
         finished_at=rep.game.finished_at,
         csrf_token=csrf_token,
         base_url=base_url(request),
@@ -445,8 +445,11 @@ def replay(
         what = describe_change(rep.frames[step - 1], view, action[0], moved)
     ctx = base_context(request, csrf_token, "play")
     ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
+    ctx.update(base=f"/games/{game_id}/replay", way_from=None)
     if is_htmx(request):
         return render(request, "replay.html", ctx, block="replay")
+    finished = rep.game.status == "won" or rep.game.abandoned
+    ctx.update(review_context(db, player, game_id, finished=finished, step=step))
     return render(request, "replay.html", ctx)
 
 

@@ -24,7 +24,14 @@ from app.services import devices as device_service
 from app.services import profiles as profile_service
 from app.services.players import KEEP_LOCALE, set_locale
 from app.web import charts
-from app.web.deps import CsrfToken, DeviceId, PlayerId, become_device, clear_identity
+from app.web.deps import (
+    CsrfToken,
+    DeviceId,
+    PlayerId,
+    become_device,
+    clear_identity,
+    csrf_token_for,
+)
 from app.web.messages import translate
 from app.web.rendering import (
     Page,
@@ -105,9 +112,16 @@ DONE_MESSAGES = {
 
 
 @router.get("/privacy", response_class=HTMLResponse)
-def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None) -> Response:
+def privacy(
+    page: Page,
+    done: Annotated[str | None, Query(max_length=12)] = None,
+    refused: Annotated[str | None, Query(max_length=12)] = None,
+) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     ctx = _privacy_context(request, db, player, csrf_token)
+    if refused == "too-large":  # a data file past the body cap (app.web.front: a 303 here)
+        refusal = portability.too_large(get_settings().max_import_bytes)
+        ctx["import_error"] = translate(refusal.message)
     # The settings page shows the stored choice: a device whose cookie says otherwise (the
     # language changed on another device of the player) follows the settings from here on.
     state = request.scope.get("state") or {}
@@ -120,7 +134,7 @@ def privacy(page: Page, done: Annotated[str | None, Query(max_length=12)] = None
     ctx["done"] = gettext(message) if message else None
     response = render(request, "privacy.html", ctx)
     if stale:
-        set_locale_cookie(response, stored)
+        set_locale_cookie(request, response, stored)
     return response
 
 
@@ -131,7 +145,7 @@ def save_settings(
     record_stats: Annotated[str | None, Form()] = None,
     locale: Annotated[str | None, Form(max_length=16)] = None,
 ) -> Response:
-    db, player = page.db, page.player
+    request, db, player = page.request, page.db, page.player
     # (a form without the language field leaves the language as it is)
     choice = KEEP_LOCALE if locale is None else i18n.normalize(locale)
     services.update_settings(
@@ -143,7 +157,7 @@ def save_settings(
     )
     response = see_other("/privacy?done=settings")
     if choice is not KEEP_LOCALE:
-        set_locale_cookie(response, choice or i18n.AUTO)
+        set_locale_cookie(request, response, choice or i18n.AUTO)
     return response
 
 
@@ -210,7 +224,7 @@ def save_language(
         )
     set_locale(db, player, choice)
     response = see_other(_back_to(next))
-    set_locale_cookie(response, choice or i18n.AUTO)
+    set_locale_cookie(request, response, choice or i18n.AUTO)
     return response
 
 
@@ -275,9 +289,10 @@ def remove_device(
     request: Request,
     db: SessionDep,
     player: PlayerId,
+    this: DeviceId,
     device: Annotated[str, Form(max_length=24)],
 ) -> Response:
-    device_service.remove_device(db, player, device)
+    device_service.remove_device(db, player, device, by=this)
     return see_other("/privacy?done=device")
 
 
@@ -340,12 +355,15 @@ def _link(page: Page, device: str, code: Any, leave: bool, agent: str) -> Respon
         if isinstance(exc, device_service.TooManyLinkTries):
             response.headers["Retry-After"] = str(exc.retry_after)
         return response
-    if is_htmx(request):
-        ctx = base_context(request, csrf_token, "privacy")
-        ctx.update(linked=True, code="", has_data=False, error=None)
-        response = render(request, "link.html", ctx, block="link_form")
-    else:
+    if not is_htmx(request):
         response = see_other("/privacy?done=linked")
+        become_device(request, response, linked.player_id, linked.device_id)
+        return response
+    # The page stays: its forms (the footer's language switch) get the new device's token.
+    token = csrf_token_for(linked.player_id, device_id=linked.device_id)
+    ctx = base_context(request, token, "privacy")
+    ctx.update(linked=True, code="", has_data=False, error=None, lang_switch_oob=True)
+    response = render(request, "link.html", ctx, block="link_form")
     become_device(request, response, linked.player_id, linked.device_id)
     return response
 

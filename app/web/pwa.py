@@ -5,14 +5,18 @@ offline page.
   icons (``static/icons``, drawn by ``scripts/make_icons.py``), at their content-hashed URLs;
 - ``/sw.js``: the service worker, at the root so that its scope is the whole site. It is
   written here, not kept as a static file: its precache list is the static files' hashed
-  URLs of this release plus ``/offline``, and its cache's name is a hash of that list and of
-  the worker's own code, so a new release installs a new cache and deletes the old ones. The
+  URLs of this release plus ``/offline``, and its cache's name is a hash of that list, of
+  the worker's own code and of the offline page in every language of the site (never only
+  the language of the request that first asked for it: every worker process writes the same
+  bytes), so a new release installs a new cache and deletes the old ones. The
   worker answers only GET requests for the precached files (from its cache) and navigations
   (from the network; the offline page when the network fails). Everything else, the game
   pages, their actions and the JSON API included, goes to the network untouched: nothing
   that carries a player's state is ever cached;
 - ``/offline``: what a navigation shows without a connection. The same page for everyone
-  (no player, no form, the system's theme): it is cached once by every browser.
+  of a language (no player, no form, the system's theme; ``<html lang>`` and
+  ``Content-Language`` say which): it is cached once by every browser, in the language of
+  the request that installed the worker.
 
 ``static/js/sw-register.js`` (every page) registers the worker.
 """
@@ -27,7 +31,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.web import static_files
+from app import i18n
+from app.web.assets import static_files, static_url
 from app.web.templating import ROOT, templates
 
 router = APIRouter(include_in_schema=False)
@@ -45,7 +50,7 @@ SHORT_CACHE = "public, max-age=300"
 
 
 def manifest() -> dict[str, Any]:
-    url = static_files.static_url
+    url = static_url
     return {
         "id": "/",
         "name": NAME,
@@ -75,13 +80,25 @@ def manifest() -> dict[str, Any]:
 
 def precache_urls() -> list[str]:
     """The hashed URLs of this release's static files, and the offline page."""
-    assets = static_files.get_static_assets()
-    files = sorted(path for path in assets.by_path if path.endswith(PRECACHED_SUFFIXES))
-    return [static_files.static_url(path) for path in files] + [OFFLINE_PATH]
+    files = sorted(path for path in static_files().paths if path.endswith(PRECACHED_SUFFIXES))
+    return [static_url(path) for path in files] + [OFFLINE_PATH]
 
 
-def offline_html() -> str:
-    return templates.env.get_template("offline.html").render()
+def offline_html(locale: str | None = None) -> str:
+    """The offline page in ``locale`` (default: the request's language)."""
+    if locale is None:
+        return templates.env.get_template("offline.html").render()
+    token = i18n.current_locale.set(locale)
+    try:
+        return templates.env.get_template("offline.html").render()
+    finally:
+        i18n.current_locale.reset(token)
+
+
+def offline_pages() -> str:
+    """The offline page in every language of the site, one after the other (what the worker's
+    cache name depends on)."""
+    return "".join(offline_html(locale) for locale in i18n.LOCALES)
 
 
 def build_worker(urls: list[str], code: str, offline_page: str) -> tuple[str, str]:
@@ -104,7 +121,7 @@ def build_worker(urls: list[str], code: str, offline_page: str) -> tuple[str, st
 @lru_cache(maxsize=1)
 def worker() -> tuple[str, str]:
     """This release's service worker and cache name (``build_worker``)."""
-    return build_worker(precache_urls(), WORKER_CODE.read_text(), offline_html())
+    return build_worker(precache_urls(), WORKER_CODE.read_text(), offline_pages())
 
 
 @router.get("/manifest.webmanifest")
@@ -131,4 +148,9 @@ def service_worker() -> Response:
 
 @router.get(OFFLINE_PATH, response_class=HTMLResponse)
 def offline(request: Request) -> Response:
-    return HTMLResponse(offline_html(), headers={"Cache-Control": "no-cache"})
+    headers = {
+        "Cache-Control": "no-cache",
+        "Content-Language": i18n.current_locale.get(),
+        "Vary": "Accept-Language",
+    }
+    return HTMLResponse(offline_html(), headers=headers)

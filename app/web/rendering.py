@@ -20,21 +20,21 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
-from markupsafe import Markup, escape
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app import i18n
+from app.config import get_settings
 from app.db.session import request_session
 from app.engine import Move
 from app.i18n import N_, gettext
 from app.services import Display, GameState
 from app.services.daily import is_daily_game
 from app.services.players import stored_locale
-from app.web import board_html
 from app.web.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.display import current_display, html_class, known_display
 from app.web.messages import translate
+from app.web.security import cookie_secure
 from app.web.templating import templates
 from app.web.view import board_view
 
@@ -175,15 +175,22 @@ def render(
     response.headers["Cache-Control"] = "no-store"
     response.headers["Content-Language"] = i18n.current_locale.get()
     if remember is not None:
-        set_locale_cookie(response, remember)
+        set_locale_cookie(request, response, remember)
     return response
 
 
-def set_locale_cookie(response: Response, choice: str) -> None:
+def set_locale_cookie(request: Request, response: Response, choice: str) -> None:
     """This device's copy of the player's language (``PlayerSettings.locale``; ``auto``:
-    follow the browser), read by the front middleware on every request."""
+    follow the browser), read by the front middleware on every request. ``Secure`` where the
+    player cookie is (``COOKIE_SECURE``)."""
+    settings = get_settings()
     response.set_cookie(
-        i18n.LOCALE_COOKIE, choice, max_age=400 * 24 * 3600, httponly=True, samesite="lax"
+        i18n.LOCALE_COOKIE,
+        choice,
+        max_age=400 * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=cookie_secure(request, settings.cookie_secure, settings.trusted_proxies),
     )
 
 
@@ -212,7 +219,7 @@ VARY = "HX-Request, Accept-Language"
 
 
 def _html(content: str) -> Response:
-    """An HTML answer built in Python (``app/web/board_html.py``), with ``render``'s headers."""
+    """An HTML answer rendered from a template's block, with ``render``'s headers."""
     return HTMLResponse(
         content,
         headers={
@@ -226,17 +233,15 @@ def _html(content: str) -> Response:
 def render_update(
     request: Request, csrf_token: str, ctx: dict[str, Any], changes: Mapping[str, Any]
 ) -> Response:
-    """The answer to an htmx action on the play page: the parts it changed
-    (``board_html.update_html``; the toolbar, the piles and the ending from play.html's
-    blocks, when they changed: only then is the layout's context made, ``base_context``).
-    ``ctx``: ``board_context(..., only=changes["columns"], layout=False)``."""
-
-    def block(name: str) -> str:
-        if "csrf_input" not in ctx:
-            ctx.update(base_context(request, csrf_token, "play"))
-        return render_block(templates.env, "play.html", name, ctx)
-
-    return _html(board_html.update_html(ctx, changes, block))
+    """The answer to an htmx action on the play page: the parts it changed (play.html's
+    ``update`` block; the toolbar, the piles and the ending only when they changed: only then
+    is the layout's context made, ``base_context``). ``ctx``: ``board_context(...,
+    only=changes["columns"], layout=False)``."""
+    b = ctx["b"]
+    if changes["tools"] == "all" or changes["piles"] or b.won or b.stuck:
+        ctx.update(base_context(request, csrf_token, "play"))
+    ctx["changes"] = changes
+    return _html(render_block(templates.env, "play.html", "update", ctx))
 
 
 SAID_COOKIE = "scorpion_said"
@@ -263,6 +268,8 @@ def forget_said(response: Response, request: Request) -> None:
 
 # -- contexts ---------------------------------------------------------------------------------
 
+_csrf_input = templates.env.get_template("partials/csrf.html").module.csrf_input  # type: ignore[attr-defined]
+
 
 def base_context(
     request: Request, csrf_token: str, nav: str = "", *, quiet: bool = False
@@ -277,10 +284,7 @@ def base_context(
         display = current_display(request, quiet=quiet)
     return {
         "csrf_token": csrf_token,
-        # (an f-string: Markup's own .format runs string.Formatter in Python, ~3 us a page)
-        "csrf_input": Markup(
-            f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
-        ),
+        "csrf_input": _csrf_input(csrf_token),
         "display": display,
         "html_class": html_class(display),
         "nav": nav,
@@ -311,7 +315,7 @@ def board_context(
         view=state.view,
         stuck=state.stuck,
         can_deal=state.can_deal,
-        created_at=state.created_at,
+        started_at=state.started_at,
         finished_at=state.finished_at,
         csrf_token=csrf_token,
         base_url=base_url(request),
@@ -339,7 +343,8 @@ def refusal_message(request: Request, csrf_token: str, message: str) -> Response
     """A refused action, answered to htmx: 200 and the reason, routed to the message line (a
     browser logs every 4xx as a failed request). The JSON API and the page without htmx
     keep their 422."""
-    response = _html(board_html.error_text(translate(message)))
+    message = translate(message)
+    response = _html(render_block(templates.env, "error.html", "message_text", message=message))
     response.headers["HX-Retarget"] = "#message"
     response.headers["HX-Reswap"] = "innerHTML"
     return response

@@ -1,6 +1,6 @@
 """The templates: Jinja2's one environment (jinja2-fragments' ``templates``), its translation
 callables, filters and globals (the site's parts every page shares: the card sprite, the
-board's HTML parts, the static files' URLs). babel.cfg extracts with the same options."""
+static files' URLs). babel.cfg extracts with the same options."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    pass_context,
+    select_autoescape,
+)
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup
 
@@ -18,7 +24,7 @@ from app.engine import ALL_VARIANTS, MAX_DEAL_NUMBER
 from app.i18n import N_, gettext
 from app.services import GameState
 from app.services.daily import daily_day_of, is_daily_game, today
-from app.web import board_html, static_files
+from app.web.assets import static_url as asset_url
 from app.web.examples import variant_example
 from app.web.js_text import js_text
 from app.web.messages import translate
@@ -64,15 +70,20 @@ class _Environment(Environment):
 
 
 # Templates change only with a new release (a new process): no file's time is looked up on
-# every render. (The loader and autoescaping are Starlette's defaults.)
+# every render. (The loader and autoescaping are Starlette's defaults.) Compiled templates
+# are kept on disk between processes (Jinja's bytecode cache, in the system's temporary
+# directory): a worker starts without compiling them again. ``{% cache %}``: a fragment kept
+# rendered by its inputs and the request's language (``app.web.fragment_cache``).
 templates = Jinja2Blocks(
     env=_Environment(
         loader=FileSystemLoader(str(TEMPLATES_DIR)),
         autoescape=select_autoescape(),
         auto_reload=False,
-        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
+        bytecode_cache=FileSystemBytecodeCache(),
+        extensions=["jinja2.ext.i18n", "jinja2.ext.do", "app.web.fragment_cache.FragmentCache"],
     )
 )
+templates.env.fragment_cache_varies = i18n.current_locale.get  # type: ignore[attr-defined]
 # Translations (``app.i18n``): ``_()``, ``gettext``, ``ngettext``... read the request's locale
 # (a context variable) on every call, so the one shared environment speaks each request's
 # language; installed once, never per request. Newstyle: ``_("%(n)s moves", n=3)``, escaped
@@ -132,8 +143,8 @@ templates.env.globals.update(
 
 def static_url(path: str) -> str:
     """``/static/<name>.<content hash>.<ext>``: cacheable forever, a new URL when it changes
-    (``app/web/static_files.py``)."""
-    return static_files.static_url(path)
+    (servestatic, ``app/web/assets.py``)."""
+    return asset_url(path)
 
 
 def _favicon_data_url() -> str:
@@ -195,17 +206,6 @@ def daily_label(state: GameState) -> str:
 
 templates.env.globals["daily_label"] = daily_label
 
-
-def _markup(part: Callable[..., str]) -> Callable[..., Markup]:
-    """A part of ``app/web/board_html.py`` for the templates: its (escaped) HTML as ``Markup``."""
-    return lambda *args: Markup(part(*args))
-
-
-# The parts every htmx answer re-sends, in Python (``app/web/board_html.py``): the page calls
-# the same functions.
-templates.env.globals.update(
-    {name: _markup(getattr(board_html, name)) for name in board_html.PAGE_PARTS}
-)
 
 # The card sprite every page carries (partials/sprite.html: the 52 faces and the back, the same
 # on every page), rendered once here rather than looped over on every page.

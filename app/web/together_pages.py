@@ -63,9 +63,10 @@ async def daily_events(variant: str, player: PlayerId) -> Response:
     return html_stream(race_id, player)
 
 
-def _in_progress(db: Session, player: str, variant: str) -> GameState | None:
-    """The player's game of ``variant`` in progress, which starting a shared deal gives up."""
-    return next((g for g in services.saved_games(db, player) if g.variant == variant), None)
+def _at_stake(db: Session, player: str, race_id: str) -> GameState | None:
+    """The player's started game on the shared deal, which playing it again gives up (the
+    saved game of the variant stays: races keep their own slot)."""
+    return services.race_game_at_stake(db, player, race_id)
 
 
 def _live_refresh(request: Request) -> bool:
@@ -100,7 +101,7 @@ def _daily_page(
         variant_title=gettext(get_variant(variant).title),
         panel=race_panel(db, info.race_id, player) if live else None,
         today=daily_service.today(),
-        busy=_in_progress(db, player, variant),
+        busy=_at_stake(db, player, info.race_id),
         static_css=static_url("css/together.css"),
     )
     return render(request, "daily.html", ctx)
@@ -182,7 +183,7 @@ def challenge_page(page: Page, token: str) -> Response:
         variant_title=gettext(get_variant(challenge.variant).title),
         panel=race_panel(db, challenge.race_id, player),
         share_url=f"{base_url(request)}/challenge/{challenge.token}",
-        busy=_in_progress(db, player, challenge.variant),
+        busy=_at_stake(db, player, challenge.race_id),
         static_css=static_url("css/together.css"),
     )
     return render(request, "challenge.html", ctx)

@@ -6,15 +6,14 @@ words for cards and moves are in ``app.web.words``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from markupsafe import Markup
-
 from app.engine import ALL_VARIANTS, Move, PublicView, get_variant
 from app.i18n import current_locale, gettext, ngettext
+from app.services import clock_seconds
 from app.web.words import (
     card_name,
     describe_move,
@@ -23,19 +22,6 @@ from app.web.words import (
     short_move,
     with_rest_held,
 )
-
-# What markupsafe's ``escape`` writes for each character, by one ``str.translate`` (markupsafe
-# makes a ``Markup`` of every value it escapes, in Python: ~1 us each).
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
-
-
-def html_escape(text: str) -> str:
-    """``text`` made safe to write in HTML, as markupsafe's ``escape`` writes it. Most values
-    (names, labels, the one-tap targets) hold nothing to escape: five ``in`` tests find that
-    at a fifth of ``translate``'s cost, which looks up every character of a string."""
-    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
-        return text.translate(_ESCAPES)
-    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +62,22 @@ class ColumnView:
     up: int = 1  # face-up cards above the deepest one, at least 1 (for CSS)
     sel: int | None = None  # the index of its picked-up card
     hint_src: frozenset[int] = frozenset()  # the indexes of its cards a hint moves
-    # What the column was made of (``_column``'s arguments): a cheap key for the caches of
-    # rendered markup (``app.web.board_html``).
+    # What the column was made of (``_column``'s arguments): a cheap key for the rendered
+    # column kept by templates/partials/board.html (``{% cache %}``).
     key: tuple[object, ...] = ()
+
+    def kept(self, keep: int) -> int:
+        """How many of its deepest cards an htmx answer leaves to the page, of the ``keep``
+        that stay (``kept_prefix``): a card drawn with a flag, picked up or a hint's, is
+        always sent."""
+        if not keep:
+            return 0
+        return min((keep, *self.hint_src, *(() if self.sel is None else (self.sel,))))
 
     @property
     def cards(self) -> list[CardView]:
-        """Its cards as views (the replay's template; the play page's markup, written in
-        ``app.web.board_html``, reads ``codes`` and the flags)."""
+        """Its cards as views (the replay's template; the play page's column,
+        templates/partials/board.html, reads ``codes`` and the flags)."""
         sel, hints = self.sel, self.hint_src
         locale = current_locale.get()
         return [
@@ -115,7 +109,10 @@ class BoardView:
     tallest: int
     elapsed: int
     elapsed_text: str
-    hidden: Markup
+    csrf_token: str  # (a form's hidden fields: partials/board.html, hidden)
+    # The game's clock runs from its first move or solver question (issue 41): False for a
+    # dealt layout nobody touched, whose clock stands at 0 and which no confirmation guards.
+    started: bool = True
     sel: tuple[int, int] | None = None
     selected_label: str | None = None
     # The family: reserve cards and free cells beside the tableau; a picked-up pile card.
@@ -137,6 +134,20 @@ class BoardView:
     targets: str = ""
     # A shared deal whose number stays hidden while its day runs: today's daily deal.
     daily: bool = False
+
+
+def kept_prefix(before: Sequence[str | None], after: Sequence[str | None]) -> int:
+    """How many of a changed column's deepest cards an htmx answer need not re-send: those the
+    page already shows as they stay (the same card, face up or down, at the same place, and the
+    open end neither before nor after). The answer's column says so (``data-keep``) and
+    static/js/board.js puts the page's own copies of them back in front of the cards sent, so
+    a deal or a move onto a long column re-sends its last card or two, not the whole column
+    (issue 12: an answer stays under 8 KB)."""
+    n = min(len(before), len(after)) - 1
+    k = 0
+    while k < n and before[k] == after[k]:
+        k += 1
+    return k
 
 
 def move_key(m: Move) -> str:
@@ -180,12 +191,11 @@ def encode_targets(moves: Iterable[Move]) -> str:
     return " ".join(items)
 
 
-def elapsed_seconds(created_at: datetime, finished_at: datetime | None, now: datetime) -> int:
-    def aware(t: datetime) -> datetime:
-        return t if t.tzinfo else t.replace(tzinfo=UTC)
-
-    end = aware(finished_at) if finished_at else aware(now)
-    return max(0, int((end - aware(created_at)).total_seconds()))
+def elapsed_seconds(
+    started_at: datetime | None, finished_at: datetime | None, now: datetime
+) -> int:
+    """The game's clock (``app.services.clock_seconds``): 0 before its first move."""
+    return clock_seconds(started_at, finished_at, now)
 
 
 def parse_pile_selection(text: str | None, view: PublicView) -> tuple[str, int] | None:
@@ -281,7 +291,7 @@ def board_view(
     view: PublicView,
     stuck: bool,
     can_deal: bool,
-    created_at: datetime,
+    started_at: datetime | None,
     finished_at: datetime | None,
     csrf_token: str,
     base_url: str,
@@ -345,7 +355,7 @@ def board_view(
         for c, col in enumerate(view.columns)
         if only is None or c in only
     ]
-    elapsed = elapsed_seconds(created_at, finished_at, now or datetime.now(UTC))
+    elapsed = elapsed_seconds(started_at, finished_at, now or datetime.now(UTC))
     selected_label = None
     if sel_pile is not None:
         slots = view.reserves if sel_pile[0] == "reserve" else view.cells
@@ -359,11 +369,6 @@ def board_view(
         selected_label = gettext(
             "Picked up the {card}{rest}: now choose the column it goes to."
         ).format(card=card_name(code or ""), rest=rest)
-    # (an f-string: Markup's own .format runs string.Formatter in Python, ~10 us a board)
-    hidden = Markup(
-        f'<input type="hidden" name="csrf_token" value="{html_escape(csrf_token)}">'
-        f'<input type="hidden" name="version" value="{version:d}">'
-    )
     completed = list(view.completed)
     return BoardView(
         id=game_id,
@@ -387,7 +392,8 @@ def board_view(
         tallest=max(map(len, view.columns), default=0),
         elapsed=elapsed,
         elapsed_text=format_seconds(elapsed),
-        hidden=hidden,
+        csrf_token=csrf_token,
+        started=started_at is not None,
         sel=sel,
         selected_label=selected_label,
         hints=[

@@ -579,9 +579,13 @@
     // game in progress: data-in-progress-of and data-daily-of list the variants.
     const v = f.dataset.inProgressOf !== undefined && f.elements.variant ? f.elements.variant.value : null;
     const among = (list) => v !== null && (list || "").split(" ").includes(v);
-    const playing = head ? head.dataset.status === "playing"
+    // A dealt layout nobody touched (data-started="false") is not a game yet: nothing to
+    // give up, no question (issue 41).
+    const playing = head ? head.dataset.status === "playing" && head.dataset.started !== "false"
       : v !== null ? among(f.dataset.inProgressOf) : f.dataset.inProgress === "1";
     if (!playing) return;
+    // A new game beside a daily deal or a challenge gives nothing up: races keep their own slot.
+    if (head && f.dataset.confirm === "new" && $("#game") && $("#game").dataset.race === "1") return;
     ev.preventDefault();
     ev.stopImmediatePropagation();
     const daily = ($("#game") && $("#game").dataset.daily === "1") || f.dataset.daily === "1" || among(f.dataset.dailyOf);

@@ -25,6 +25,7 @@ from tests.support.api_client import (
     assert_no_hidden_card,
     count_rows,
     mirror,
+    unclocked,
 )
 from tests.support.deals import HARD_DEAL, LOST_DEAL
 
@@ -75,8 +76,8 @@ def test_a_known_winnable_deal_is_still_winnable_and_nothing_hidden_leaks(
     assert_no_hidden_card(r.text, mirror(deal=KNOWN_WIN["deal"]))
     assert _assisted(engine, g["id"]) is True
     # Nothing else changed: same version, same position, nothing logged; the game says it is
-    # assisted now.
-    assert p.get(f"/api/games/{g['id']}").json() == {**g, "assisted": True}
+    # assisted now (and the question started its clock: issue 41).
+    assert unclocked(p.get(f"/api/games/{g['id']}").json()) == unclocked({**g, "assisted": True})
     assert count_rows(engine, "game_actions", "game_id = :g", g=g["id"]) == 0
 
 
@@ -314,9 +315,11 @@ def test_a_killed_solver_process_costs_one_unknown_then_a_new_pool_answers(
     assert pids
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    body = _ask(p, g["id"]).json()
+    # (another game: the first one's position is on its proved line, answered without the pool)
+    h = p.new_game(deal=KNOWN_WIN["deal"])
+    body = _ask(p, h["id"]).json()
     assert body["verdict"] == "unknown"  # the broken pool could not answer
-    assert _ask(p, g["id"]).json()["verdict"] == "win"  # a new pool did
+    assert _ask(p, h["id"]).json()["verdict"] == "win"  # a new pool did
     assert analysis._get_pool()[0] is not pool
 
 
@@ -326,5 +329,6 @@ def test_after_shutdown_the_next_question_starts_a_new_pool(app: FastAPI) -> Non
     assert _ask(p, g["id"]).json()["verdict"] == "win"
     old, _ = analysis._get_pool()
     analysis.shutdown_pool()
-    assert _ask(p, g["id"]).json()["verdict"] == "win"
+    h = p.new_game(deal=KNOWN_WIN["deal"])  # (g's position is on its proved line)
+    assert _ask(p, h["id"]).json()["verdict"] == "win"
     assert analysis._get_pool()[0] is not old

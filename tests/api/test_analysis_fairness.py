@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
 from app.config import get_settings
@@ -111,3 +112,51 @@ def test_unknown_does_not_mark_the_game_assisted(
     assert page.status_code == 200
     assert "not marked as assisted" in page.text
     assert not _assisted(engine, g["id"])
+
+
+def _from_address(app: FastAPI, host: str) -> Player:
+    """A browser at its own client address (the per-address keys: ``current_address``)."""
+    p = Player.__new__(Player)
+    p._open(TestClient(app, client=(host, 40000)))
+    return p
+
+
+def test_a_flood_from_one_address_does_not_starve_another_clients_easy_question(
+    app: FastAPI, engine: Engine, slow_solver: None
+) -> None:
+    """Issue 39, item 4: four cookies on one address ask hard questions in a loop; a player
+    at another address asking about a position the solver decides in milliseconds still gets
+    its answer each time (not a 503, not "unknown")."""
+    flooders = [Player(app) for _ in range(4)]  # one address ("testclient"), four cookies
+    hard = [f.new_game(deal=HARD_DEAL)["id"] for f in flooders]
+    victim = _from_address(app, "198.51.100.7")
+    easy = victim.new_game(deal=KNOWN_WIN["deal"])["id"]
+    stop = threading.Event()
+    flood_answers: list[int] = []
+
+    def flood(p: Player, gid: str) -> None:
+        while not stop.is_set():
+            flood_answers.append(p.post(f"/api/games/{gid}/analysis").status_code)
+
+    threads = [
+        threading.Thread(target=flood, args=pair) for pair in zip(flooders, hard, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while analysis._in_flight < 1 or len(flood_answers) < 4:
+            assert time.monotonic() < deadline, "the flood never reached the solver"
+            time.sleep(0.01)
+        answers = []
+        for _ in range(4):
+            r = victim.post(f"/api/games/{easy}/analysis")
+            answers.append((r.status_code, r.json().get("verdict")))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+    assert answers == [(200, "win")] * 4, (answers, flood_answers)
+    assert _assisted(engine, easy)
+    # The flood was really asking (and was itself refused places beyond its address's share).
+    assert flood_answers.count(200) >= 2 and 503 in flood_answers, flood_answers

@@ -91,6 +91,7 @@ def test_import_through_the_api(app: FastAPI, engine: Engine) -> None:
         (file[: len(file) // 2], "?replace=true", "cut short"),
         (forged, "?replace=true", "signature does not match"),
         (b"", "?replace=true", "empty"),
+        (b"[" * 60_000, "?replace=true", "nested too deeply"),  # issue 39: no RecursionError
     ):
         detail = assert_error(send(body, query), 422)
         assert expected in detail and "Nothing was changed" in detail
@@ -101,13 +102,21 @@ def test_import_through_the_api(app: FastAPI, engine: Engine) -> None:
     assert refused.status_code == 403
     assert player_rows(engine, laptop.id) == before
 
-    r = send(file)
+    from app.config import get_settings
+
+    too_large = b" " * (get_settings().max_import_bytes + 100_000)
+    assert "too large" in assert_error(send(too_large), 413)
+    assert player_rows(engine, laptop.id) == before
+
+    r = send(b"\xef\xbb\xbf" + file)  # a byte order mark before the JSON (issue 39)
     assert r.status_code == 200, r.text
     assert r.json() == {
         "games": 2,
         "results": len(document["results"]),
         "race_entries": 0,
         "left_out_race_entries": 0,
+        "left_out_games": 0,
+        "kept_games": 0,
     }
     assert laptop.get("/api/stats").json() == phone.get("/api/stats").json()
     assert laptop.get(f"/api/games/{mine['id']}").status_code == 404  # replaced

@@ -18,6 +18,7 @@ from tests.support.api_client import (
     assert_no_hidden_card,
     count_rows,
     mirror,
+    unclocked,
 )
 
 
@@ -151,7 +152,7 @@ def test_a_move_changes_the_game_and_is_logged(app: FastAPI, engine: Engine) -> 
     assert after["moves"] == 1 and after["version"] == g["version"] + 1
     assert after["can_undo"] is True and after["can_redo"] is False
     assert_no_hidden_card(r.text, local)
-    assert p.get(f"/api/games/{g['id']}").json() == after
+    assert unclocked(p.get(f"/api/games/{g['id']}").json()) == unclocked(after)
     assert _actions(engine, g["id"]) == [(1, "move", m[0], m[1], m[2])]
 
 
@@ -332,9 +333,11 @@ def test_a_known_deal_is_won_and_then_finished(app: FastAPI, engine: Engine) -> 
     assert stats["current_streak"] == 1 and stats["best_streak"] == 1
     assert stats["fewest_moves"] == len(KNOWN_WIN["line"])
     assert isinstance(stats["best_time_seconds"], int) and stats["best_time_seconds"] >= 0
-    # Restart of a won game: a new start on the same deal.
+    # Restart of a won game: a new start on the same deal, once played.
     fresh = p.post(f"/api/games/{gid}/restart")
     assert fresh.status_code == 201 and fresh.json()["status"] == "playing"
+    assert p.get("/api/stats").json()["variants"]["scorpion"]["started"] == 1
+    p.first_step(fresh.json()["id"])
     assert p.get("/api/stats").json()["variants"]["scorpion"]["started"] == 2
 
 

@@ -328,6 +328,7 @@ def test_another_players_game_is_404_on_every_path(server: LiveServer) -> None:
 def test_privacy_deletes(server: LiveServer) -> None:
     p = Player(server.base)
     g = p.new_game(deal_number=11)
+    p.first_step(g["id"])  # (a game starts at its first move)
     stats = p.get("/api/stats").json()
     assert stats["variants"]["scorpion"]["started"] >= 1
     r = p.delete("/api/games")

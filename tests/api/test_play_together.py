@@ -101,9 +101,9 @@ def test_three_players_get_the_same_daily_deal_and_another_the_next_day(
     # Yesterday is over: its deal string is published, on the API and the page; no number.
     past = players[0].get(f"/api/daily/scorpion/{day.isoformat()}").json()
     assert past["over"] is True and past["deal"] == expected and past["deal_number"] is None
-    # (starting today's deal put two of yesterday's games aside: a new game does that)
+    # (starting today's deal leaves yesterday's games as they were: each race its own slot)
     statuses = sorted(e["status"] for e in past["leaderboard"]["others"])
-    assert statuses == ["gave-up", "gave-up", "unfinished"]
+    assert statuses == ["unfinished", "unfinished", "unfinished"]
     page = players[0].get(f"/daily/scorpion/{day.isoformat()}").text
     assert expected in page and 'id="daily-deal-string"' in page and "/deal/" not in page
     # A day that has not come yet is refused, and nothing is made for it.
@@ -201,7 +201,7 @@ def set_game_time(engine: Engine, game_id: str, seconds: int) -> None:
         if isinstance(finished, str):  # SQLite hands back text
             finished = datetime.fromisoformat(finished)
         conn.execute(
-            text("UPDATE games SET created_at = :t WHERE id = :id"),
+            text("UPDATE games SET started_at = :t WHERE id = :id"),  # the clock
             {"t": finished - timedelta(seconds=seconds), "id": game_id},
         )
 

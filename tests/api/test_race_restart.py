@@ -63,9 +63,9 @@ def test_a_restarted_challenge_game_keeps_its_entry_and_its_moves(
         )
         assert r.status_code == 303, r.text
     first = b.post(f"/api/challenges/{token}/games").json()
-    stats = b.get("/api/stats").json()["variants"]["scorpion"]
     detour = [("deal",), ("move", 0, 3, 4), ("undo",)]  # two moves made, one undone
     play_line(b, first["id"], detour)
+    stats = b.get("/api/stats").json()["variants"]["scorpion"]  # (started at its first move)
     assert my_side(b, token)["moves"] == 2
 
     r = b.post(f"/api/games/{first['id']}/restart")

@@ -39,17 +39,20 @@ def test_stats_list_every_variant_with_the_documented_fields(app: FastAPI) -> No
         assert s["best_time_seconds"] is None and s["fewest_moves"] is None
 
 
-def test_every_start_counts_numbered_string_and_restart(app: FastAPI) -> None:
+def test_every_started_game_counts_numbered_string_and_restart(app: FastAPI) -> None:
+    """A game counts as a start at its first move (issue 41), whatever its deal."""
     p = Player(app)
     g = p.new_game(deal_number=17)
+    assert _scorpion(p)["started"] == 0  # a dealt layout nobody touched is not a game yet
+    p.first_step(g["id"])
     assert _scorpion(p)["started"] == 1
-    p.new_game(deal=KNOWN_WIN["deal"])
+    p.first_step(p.new_game(deal=KNOWN_WIN["deal"])["id"])
     assert _scorpion(p)["started"] == 2
-    p.post(f"/api/games/{g['id']}/restart")
+    p.first_step(p.post(f"/api/games/{g['id']}/restart").json()["id"])
     s = _scorpion(p)
     assert s["started"] == 3 and s["won"] == 0 and s["win_rate"] == 0.0
     assert s["last_played"] is not None
-    p.new_game(variant="wasp", deal_number=17)
+    p.first_step(p.new_game(variant="wasp", deal_number=17)["id"])
     assert p.get("/api/stats").json()["variants"]["wasp"]["started"] == 1
     assert _scorpion(p)["started"] == 3
 
@@ -63,8 +66,8 @@ def test_wins_streaks_and_abandoned_games(app: FastAPI) -> None:
     assert s["current_streak"] == 2 and s["best_streak"] == 2
     assert s["fewest_moves"] == len(KNOWN_WIN["line"])
     # Leaving an unfinished game for a new one of the same variant ends the streak.
-    p.new_game(deal_number=5)
-    p.new_game(deal_number=6)
+    p.first_step(p.new_game(deal_number=5)["id"])
+    p.first_step(p.new_game(deal_number=6)["id"])
     s = _scorpion(p)
     assert s["started"] == 4 and s["current_streak"] == 0 and s["best_streak"] == 2
     assert s["abandoned"] == 1
@@ -93,8 +96,10 @@ def test_with_saving_off_unfinished_games_are_not_kept(
     p = Player(app)
     services.update_settings(db, p.id, save_games=False)
     first = p.new_game(deal_number=5)
+    p.first_step(first["id"])
     assert services.resume_game(db, p.id, "scorpion") is None
     second = p.new_game(deal_number=6)
+    p.first_step(second["id"])
     assert_error(p.get(f"/api/games/{first['id']}"), 404)
     assert count_rows(engine, "games", "id = :g", g=first["id"]) == 0
     assert p.get(f"/api/games/{second['id']}").status_code == 200

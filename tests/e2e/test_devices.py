@@ -57,6 +57,13 @@ def test_link_another_device_by_code(device: Device, other: Device, server: Live
     no_sideways_scroll(second)
     second.click("#join-form button[type=submit]")
     expect(second.locator("#linked")).to_be_visible()
+    # The page's other form, the footer's language switch, now carries the linked device's
+    # token (swapped in with the answer): it works, and the page answers in Chinese.
+    second.locator("#lang-zh-CN").click()
+    expect(second.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(second.locator("h1")).to_have_text("关联这台设备")
+    second.locator("#lang-en").click()
+    expect(second.locator("html")).to_have_attribute("lang", "en")
     assert statistics(second, server) == mine
 
     # Both devices are listed on the first one; removing the second cuts it off.

@@ -39,7 +39,7 @@ def test_the_play_page_in_chinese_and_the_switch(
         # Deal, then a one-tap move: the message line (aria-live) tells it in Chinese.
         page.click("#deal-btn")
         wait_version(page, 2)
-        expect(page.locator("#message")).to_contain_text("已把牌堆发到第 1、2 和 3 列")
+        expect(page.locator("#message")).to_contain_text("已把牌堆发到第 1、2、3 列")
         click_move(page, 0, 3, 4)
         expect(page.locator("#message")).to_have_attribute("aria-live", "polite")
         expect(page.locator("#message")).to_contain_text(re.compile(r"已将黑桃6.*第 1 列"))

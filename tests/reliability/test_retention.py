@@ -73,6 +73,7 @@ def _arrange(db: Session) -> dict[str, list[str]]:
     _play_one(db, OLD, a1)
     a2 = create_game(db, OLD, "scorpion", deal_number=12).id  # supersedes a1 (abandoned)
     a3 = create_game(db, OLD, "wasp", deal_number=13).id
+    _play_one(db, OLD, a3)  # (started: a layout nobody touched counts nothing)
     won = create_game(db, OLD, "scorpion-ii", deal_number=14).id
     db.execute(update(GameRow).where(GameRow.id == won).values(status="won"))
     db.commit()

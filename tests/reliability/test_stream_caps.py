@@ -1,5 +1,6 @@
 """Event streams are capped (finding 4): at most ``MAX_STREAMS_PER_PLAYER`` open streams per
-player and ``MAX_STREAMS_PER_WORKER`` per worker; one more is a 429 with a JSON ``detail``
+player, ``MAX_STREAMS_PER_ADDRESS`` per client address, cookie or none (issue 39), and
+``MAX_STREAMS_PER_WORKER`` per worker; one more is a 429 with a JSON ``detail``
 (a readable page for the pages' stream) and ``Retry-After``. A slot comes back as soon as its
 client goes away. Against a real uvicorn worker (the caps are per worker process)."""
 
@@ -96,21 +97,77 @@ async def _caps(server: LiveServer, token: str) -> None:
         await clients[0].aclose()
         fresh = httpx2.AsyncClient(base_url=server.url, cookies=a.cookies, timeout=timeout)
         clients.append(fresh)
-        for _ in range(50):  # the server notices the closed connection within moments
-            r6, t6 = await _open(fresh, path)
-            tasks.append(t6)
-            if r6.status_code == 200:
-                break
-            await asyncio.sleep(0.2)
-        assert r6.status_code == 200
+        assert (await _open_when_free(fresh, path, tasks)).status_code == 200
     finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in clients:
-            await client.aclose()
+        await _close(tasks, clients)
+
+
+async def _open_when_free(
+    client: httpx2.AsyncClient, path: str, tasks: list[asyncio.Task[None]]
+) -> httpx2.Response:
+    """Open a stream, trying again while its slot is still taken (the server notices a closed
+    connection within moments); its task joins ``tasks``."""
+    for _ in range(50):
+        response, task = await _open(client, path)
+        tasks.append(task)
+        if response.status_code == 200:
+            break
+        await asyncio.sleep(0.2)
+    return response
+
+
+async def _close(tasks: list[asyncio.Task[None]], clients: list[httpx2.AsyncClient]) -> None:
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for client in clients:
+        await client.aclose()
 
 
 def test_streams_are_capped_per_player_and_per_worker(capped_server: LiveServer) -> None:
     token = _challenge(capped_server)
     asyncio.run(_caps(capped_server, token))
+
+
+@pytest.fixture(scope="module")
+def address_capped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    tmp = tmp_path_factory.mktemp("stream-address-caps")
+    url = sqlite_database(Path(tmp))
+    migrate(url)
+    env = {"RATE_LIMITS": "off", "MAX_STREAMS_PER_ADDRESS": "2", "MAX_STREAMS_PER_WORKER": "10"}
+    with LiveServer(url, workers=1, env=env, log_path=Path(tmp) / "uvicorn.log") as server:
+        yield server
+
+
+async def _cookieless(server: LiveServer, token: str) -> None:
+    """Streams without a cookie (a new player each) from one address: the address's cap."""
+    path = f"/api/challenges/{token}/events"
+    timeout = httpx2.Timeout(30, read=120)
+    clients = [httpx2.AsyncClient(base_url=server.url, timeout=timeout) for _ in range(4)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for client in clients[:2]:
+            r, t = await _open(client, path)
+            tasks.append(t)
+            assert r.status_code == 200
+        r3, t3 = await _open(clients[2], path)
+        tasks.append(t3)
+        assert r3.status_code == 429
+        assert "from your address: at most 2" in r3.json()["detail"]
+        assert int(r3.headers["Retry-After"]) > 0
+        page = await clients[3].get(f"/challenge/{token}/events", headers={"Accept": "text/html"})
+        assert page.status_code == 429 and "from your address" in page.text
+        # A stream that ends gives its place back to the address.
+        tasks[0].cancel()
+        await asyncio.gather(tasks[0], return_exceptions=True)
+        await clients[0].aclose()
+        assert (await _open_when_free(clients[3], path, tasks)).status_code == 200
+    finally:
+        await _close(tasks, clients)
+
+
+def test_streams_without_a_cookie_are_capped_per_address(
+    address_capped_server: LiveServer,
+) -> None:
+    token = _challenge(address_capped_server)
+    asyncio.run(_cookieless(address_capped_server, token))

@@ -20,7 +20,7 @@ from app.services import InvalidRequest, NotFound, devices
 from app.services.clients import current_address
 from app.services.common import current_device
 from tests.support.api_client import count_rows
-from tests.support.deals import WIN_DEAL
+from tests.support.deals import WIN_DEAL, WIN_LINE
 
 T0 = datetime(2036, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -49,7 +49,8 @@ def player_with_game(db: Session, device: str = "first") -> str:
     player = new_player()
     token = current_device.set((device, "Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537"))
     try:
-        services.create_game(db, player, "scorpion", deal=WIN_DEAL)
+        game = services.create_game(db, player, "scorpion", deal=WIN_DEAL)
+        services.act(db, player, game.id, WIN_LINE[0])  # (a game starts at its first move)
     finally:
         current_device.reset(token)
     return player

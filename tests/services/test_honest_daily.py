@@ -231,10 +231,10 @@ def test_a_too_fast_win_is_unverified_not_ranked(
     g_human, _ = daily.play_daily(db, human, "scorpion")
     win(db, fast, g_fast.id)
     win(db, human, g_human.id)
-    with write_tx(db):  # the human took a minute
+    with write_tx(db):  # the human took a minute (the game's clock: from its first move)
         row = db.get(GameRow, g_human.id)
-        assert row is not None
-        row.created_at = row.created_at - timedelta(seconds=60)
+        assert row is not None and row.started_at is not None
+        row.started_at = row.started_at - timedelta(seconds=60)
     board = leaderboard(db, daily.daily_race_key("scorpion", day), fast)
     assert [(e.rank, e.you) for e in board.wins] == [(1, False)]
     assert [(e.reason, e.you) for e in board.unverified] == [("too-fast", True)]

@@ -108,21 +108,21 @@ def test_a_won_first_game_stays_the_players_row_while_they_replay(db: Session) -
     assert [(s.status, s.you) for s in sides] == [("won", True), ("playing", False)]
 
 
-def test_starting_a_new_game_reports_the_race_game_given_up(
+def test_playing_again_reports_the_race_game_given_up(
     db: Session, published: list[Progress]
 ) -> None:
     _, bob, challenge, _ = bob_joins(db)
     published.clear()
 
-    services.create_game(db, bob, DEFAULT_VARIANT)  # gives up Bob's challenge game
-    assert [(p.status, p.moves) for p in published] == [("gave-up", 1)]
-    report = published[0]
-    row = next(p for p in standings(db, challenge.race_id) if p.entry == report.entry)
-    assert row.status == "gave-up" and report.version >= row.version
-
-    published.clear()  # a game outside any race reports nothing
+    # A game outside the race leaves Bob's challenge game be (races keep their own slot).
     services.create_game(db, bob, DEFAULT_VARIANT)
     assert published == []
+    challenges.play_challenge(db, bob, challenge.token, again=True)  # gives up the first
+    gave_up = [p for p in published if p.status == "gave-up"]
+    assert [(p.status, p.moves) for p in gave_up] == [("gave-up", 1)]
+    report = gave_up[0]
+    row = next(p for p in standings(db, challenge.race_id) if p.entry == report.entry)
+    assert row.status == "gave-up" and report.version >= row.version
 
 
 def test_a_replay_on_the_page_stream_replaces_the_given_up_row() -> None:

@@ -4,31 +4,40 @@ malformed or inconsistent file is refused with a clear message and nothing is wr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import threading
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import services
 from app.config import get_settings
+from app.db.models import GameRow, RaceEntry
 from app.db.session import make_engine
 from app.engine import Game, parse_deal
-from app.services import profiles
+from app.services import analysis, challenges, daily, days, players, profiles
+from app.services.common import write_tx
+from app.services.leaderboard import leaderboard
 from app.services.portability import (
     FORMAT,
     ImportRefused,
     export_player_data,
     import_player_data,
+    restore,
+    seal,
     signature,
 )
+from app.services.portability.file import decode_log
 from tests.support.api_client import player_rows
-from tests.support.deals import WIN_DEAL, WIN_LINE
+from tests.support.deals import WIN_DEAL, WIN_LINE, set_daily_deal
 from tests.support.postgres import empty_database, migrate_in_process
 
 
@@ -89,7 +98,7 @@ def test_export_then_import_on_a_fresh_database(db: Session, fresh: tuple[Engine
     source = played(db)
     raw = export_player_data(db, source)
     document = json.loads(raw)
-    assert document["format"] == FORMAT and document["version"] == 1
+    assert document["format"] == FORMAT and document["version"] == 2
     assert "exported_at" in document and len(document["signature"]) == 64
     # The deals and positions (face-down cards) are sealed: no deal text in the file.
     assert WIN_DEAL not in raw.decode() and '"hidden"' not in raw.decode()
@@ -101,12 +110,16 @@ def test_export_then_import_on_a_fresh_database(db: Session, fresh: tuple[Engine
     summary = import_player_data(target_db, target, raw, confirmed=True)
     assert summary.games == 4 and summary.results == len(document["results"])
 
-    same_statistics(services.get_stats(db, source), services.get_stats(target_db, target))
+    same_statistics(
+        services.get_stats(db, source), services.get_stats(target_db, target), same_ids=False
+    )
     saved_there = services.saved_games(target_db, target)
     saved_here = services.saved_games(db, source)
-    assert [(g.id, g.variant, g.moves, g.view) for g in saved_there] == [
-        (g.id, g.variant, g.moves, g.view) for g in saved_here
+    assert [(g.variant, g.moves, g.view) for g in saved_there] == [
+        (g.variant, g.moves, g.view) for g in saved_here
     ]
+    # Every imported game has a fresh id (issue 39: two imports of one file never collide).
+    assert not {g.id for g in saved_there} & {g["id"] for g in document["games"]}
     assert profiles.get_profile(target_db, target).display_name == "Ada L"
     assert profiles.get_profile(target_db, target).on_leaderboards is False
     # The imported game plays on: its log and position are the engine's.
@@ -121,7 +134,8 @@ def test_export_then_import_on_a_fresh_database(db: Session, fresh: tuple[Engine
     assert after.view == expected.public_view()
     # A second export of the imported player carries the same games and results.
     again = json.loads(export_player_data(target_db, target))
-    assert [g["id"] for g in again["games"]] == [g["id"] for g in document["games"]]
+    assert len(again["games"]) == len(document["games"])
+    assert len(again["results"]) == len(document["results"])
 
 
 def test_import_into_the_same_site_gives_taken_game_ids_new_ones(db: Session) -> None:
@@ -179,8 +193,8 @@ def test_forged_truncated_and_malformed_files_are_refused(db: Session, engine: E
     assert "not a Scorpion data file" in refused(db, engine, b"[1, 2, 3]")
 
     newer = json.loads(raw)
-    newer["version"] = 2
-    assert "format version 2" in refused(db, engine, resign(newer))
+    newer["version"] = 3
+    assert "format version 3" in refused(db, engine, resign(newer))
 
     wrong_type = json.loads(raw)
     wrong_type["games"][0]["moves"] = "many"
@@ -203,16 +217,21 @@ def test_inconsistent_files_are_refused(db: Session, engine: Engine) -> None:
         return game
 
     cut_log = json.loads(raw)
-    won_game(cut_log)["actions"].pop()  # the last move, which won the game
+    game = won_game(cut_log)
+    game["log"] = game["log"].rsplit(" ", 1)[0]  # the last move, which won the game
     assert "does not lead to its saved position" in refused(db, engine, resign(cut_log))
 
     illegal = json.loads(raw)
-    won_game(illegal)["actions"].insert(1, ["move", 6, 0, 0, None, None, "2026-01-01T00:00:00"])
+    words = won_game(illegal)["log"].split()
+    won_game(illegal)["log"] = " ".join([words[0], "6.0.0+5", *words[1:]])
     assert "does not replay" in refused(db, engine, resign(illegal))
+    garbled = json.loads(raw)
+    won_game(garbled)["log"] += " x+1"
+    assert "does not replay" in refused(db, engine, resign(garbled))
 
     other_seal = json.loads(raw)
     games = other_seal["games"]
-    games[0]["sealed"], games[1]["sealed"] = games[1]["sealed"], games[0]["sealed"]
+    games[0]["sealed"], games[3]["sealed"] = games[3]["sealed"], games[0]["sealed"]
     assert "not consistent" in refused(db, engine, resign(other_seal))
 
     broken_seal = json.loads(raw)
@@ -233,3 +252,252 @@ def test_another_secret_key_cannot_read_or_sign(db: Session, engine: Engine) -> 
     other = get_settings().model_copy(update={"secret_key": "another-secret-key-0123456789"})
     raw = export_player_data(db, source, settings=other)
     assert "signature does not match" in refused(db, engine, raw)
+
+
+# -- issue 39: a data file never rewrites a ranked result ---------------------------------------
+
+
+@pytest.fixture()
+def day(monkeypatch: pytest.MonkeyPatch) -> Iterator[date]:
+    """A day of its own (the test database is shared by the tests of a run), its daily
+    Scorpion deal ``WIN_DEAL``; ``days.clock`` at its noon (``next_day`` moves it on)."""
+    when = date(2040, 1, 1) + timedelta(days=uuid.uuid4().int % 20000)
+    noon = datetime(when.year, when.month, when.day, 12, tzinfo=UTC)
+    monkeypatch.setattr(days, "clock", lambda: noon)
+    set_daily_deal("scorpion", when, WIN_DEAL)
+    yield when
+
+
+def next_day(monkeypatch: pytest.MonkeyPatch, when: date) -> None:
+    later = datetime(when.year, when.month, when.day, 12, tzinfo=UTC) + timedelta(days=1)
+    monkeypatch.setattr(days, "clock", lambda: later)
+
+
+def entries(engine: Engine, race_id: str) -> list[tuple[str, bool, str | None]]:
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(RaceEntry.player_id, RaceEntry.ranked, RaceEntry.game_id)
+            .where(RaceEntry.race_id == race_id)
+            .order_by(RaceEntry.id)
+        ).all()
+    return [(p, bool(r), g) for p, r, g in rows]
+
+
+def game_row(engine: Engine, game_id: str) -> tuple[int, int, bool, int]:
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(GameRow.version, GameRow.moves_made, GameRow.assisted, GameRow.moves).where(
+                GameRow.id == game_id
+            )
+        ).one()
+    return int(row[0]), int(row[1]), bool(row[2]), int(row[3])
+
+
+def test_an_import_never_brings_a_ranked_daily_game_back(
+    db: Session, engine: Engine, day: date
+) -> None:
+    """The red team's finding: export, explore with the solver, import, replay the line
+    unassisted. The game here stays as it is (assisted, its moves made), ranked as it was."""
+    player = new_player()
+    game, _ = daily.play_daily(db, player, "scorpion")
+    raw = export_player_data(db, player)  # version 1, unassisted, no move made
+    services.act(db, player, game.id, WIN_LINE[0])
+    analysis.mark_assisted(db, player, game.id)
+    services.act(db, player, game.id, WIN_LINE[1])
+    before = game_row(engine, game.id)
+    assert before[1:3] == (2, True)
+
+    summary = import_player_data(db, player, raw, confirmed=True)
+    assert game_row(engine, game.id) == before
+    assert entries(engine, game.race_id or "") == [(player, True, game.id)]
+    assert summary.race_entries == 0 and summary.left_out_race_entries == 1
+    assert services.action_log(db, player, game.id) == list(WIN_LINE[:2])
+    # The file's copy did not come back under another id either: one daily game.
+    assert [g.id for g in services.saved_games(db, player) if g.race_id] in ([], [game.id])
+    with engine.connect() as conn:
+        daily_games = conn.execute(
+            select(func.count()).where(GameRow.player_id == player, GameRow.deal == WIN_DEAL)
+        ).scalar_one()
+    assert daily_games == 1
+
+
+def test_one_file_in_a_dozen_cookies_gives_no_ranked_entry(
+    db: Session, engine: Engine, day: date, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = new_player()
+    game, _ = daily.play_daily(db, player, "scorpion")
+    for action in WIN_LINE:
+        services.act(db, player, game.id, action)
+    raw = export_player_data(db, player)
+    race_id = game.race_id or ""
+    for _ in range(12):
+        other = new_player()
+        summary = import_player_data(db, other, raw, confirmed=True)
+        assert summary.race_entries == 0 and summary.left_out_games == 1
+        assert daily.daily_info(db, other, "scorpion").my_ranked_game_id is None
+    assert entries(engine, race_id) == [(player, True, game.id)]
+    # Once the day is over: still nothing for another player (the file is not theirs).
+    next_day(monkeypatch, day)
+    late = new_player()
+    summary = import_player_data(db, late, raw, confirmed=True)
+    assert summary.race_entries == 0 and summary.left_out_race_entries == 1
+    assert entries(engine, race_id) == [(player, True, game.id)]
+    board = leaderboard(db, race_id, over=True)
+    assert board.total == 1
+
+
+def test_own_entries_of_a_past_day_come_back_as_history(
+    db: Session, engine: Engine, day: date, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The player's own entry of a day that is over comes back unranked (shown, never
+    ranked), its game detached from the race; a race still open brings back nothing."""
+    player = new_player()
+    game, _ = daily.play_daily(db, player, "scorpion")
+    for action in WIN_LINE:
+        services.act(db, player, game.id, action)
+    raw = export_player_data(db, player)
+    race_id = game.race_id or ""
+    with write_tx(db):
+        db.execute(delete(RaceEntry).where(RaceEntry.player_id == player))
+        db.execute(delete(GameRow).where(GameRow.player_id == player))
+    summary = import_player_data(db, player, raw, confirmed=True)  # the day is still open
+    assert summary.race_entries == 0 and summary.games == 0 and entries(engine, race_id) == []
+
+    next_day(monkeypatch, day)
+    summary = import_player_data(db, player, raw, confirmed=True)
+    assert summary.race_entries == 1 and summary.games == 1
+    [(who, ranked, game_id)] = entries(engine, race_id)
+    assert who == player and ranked is False and game_id not in (None, game.id)
+    restored = services.get_game(db, player, game_id or "")
+    assert restored.status == "won" and restored.race_id is None
+
+
+def test_an_import_cannot_move_the_challenger_mark(db: Session, engine: Engine) -> None:
+    challenger, friend = new_player(), new_player()
+    mine = services.create_game(db, challenger, "scorpion", deal=WIN_DEAL)
+    challenge = challenges.create_challenge(db, challenger, mine.id)
+    challenges.play_challenge(db, friend, challenge.token)
+    raw = export_player_data(db, challenger)
+
+    def marked() -> list[tuple[bool, bool]]:
+        sides = challenges.comparison(db, challenge.token, challenger)
+        return [(s.you, s.challenger) for s in sides]
+
+    assert marked() == [(True, True), (False, False)]
+    import_player_data(db, challenger, raw, confirmed=True)
+    assert marked() == [(True, True), (False, False)]
+    # The friend importing the challenger's file does not become (or unmake) the challenger.
+    import_player_data(db, friend, raw, confirmed=True)
+    assert marked() == [(True, True), (False, False)]
+    assert [p for p, _, _ in entries(engine, challenge.race_id)] == [challenger, friend]
+
+
+# -- issue 39: hostile bytes, a BOM, two imports at once, the older format ------------------------
+
+
+def test_deeply_nested_json_is_refused(db: Session, engine: Engine) -> None:
+    assert "nested too deeply" in refused(db, engine, b"[" * 60_000)
+    assert "nested too deeply" in refused(db, engine, b'{"format": ' + b"[" * 60_000)
+
+
+def test_a_byte_order_mark_is_accepted(db: Session) -> None:
+    source = played(db)
+    raw = export_player_data(db, source)
+    target = new_player()
+    summary = import_player_data(db, target, b"\xef\xbb\xbf" + raw, confirmed=True)
+    assert summary.games == 4
+
+
+def test_two_players_import_one_file_at_once(
+    db: Session, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two players import one file whose game ids nobody holds here any more (its player
+    deleted everything), their transactions overlapping: each gets games of its own under
+    fresh ids, and neither import fails on a taken id (PostgreSQL: a unique violation)."""
+    source = played(db)
+    raw = export_player_data(db, source)
+    file_ids = {g["id"] for g in json.loads(raw)["games"]}
+    players.delete_player(db, source)
+    factory = sessionmaker(bind=engine, expire_on_commit=False)
+    importers = [new_player(), new_player()]
+    # Each import waits, after writing and before committing, for the other to write too
+    # (at most 2 s: on SQLite the second waits for the first's write lock instead).
+    written = threading.Barrier(len(importers))
+    write = restore._write
+
+    def write_then_wait(*args: Any, **kw: Any) -> Any:
+        summary = write(*args, **kw)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            written.wait(timeout=2)
+        return summary
+
+    monkeypatch.setattr(restore, "_write", write_then_wait)
+    failures: list[BaseException] = []
+
+    def run(player: str) -> None:
+        with factory() as session:
+            try:
+                import_player_data(session, player, raw, confirmed=True)
+            except BaseException as exc:  # noqa: BLE001 (reported below)
+                failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in importers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    ids = [{g.id for g in services.saved_games(db, p)} for p in importers]
+    assert all(len(i) == 2 for i in ids)
+    assert not ids[0] & ids[1] and not (ids[0] | ids[1]) & file_ids
+
+
+def version_1(db: Session, raw: bytes) -> bytes:
+    """``raw`` (an export) as the version 1 format wrote it: indented, each game's deal and
+    position sealed, its move log a list of rows; no ``player``."""
+    settings = get_settings()
+    document = json.loads(raw)
+    document["version"] = 1
+    del document["player"]
+    for g in document["games"]:
+        row = db.get(GameRow, g["id"])
+        assert row is not None
+        g["sealed"] = seal(
+            json.dumps({"deal": row.deal, "snapshot": row.snapshot}).encode(), settings
+        )
+        start = datetime.fromisoformat(g["created_at"])
+        g["actions"] = [
+            [kind, fc, fi, tc, fp, tp, at.isoformat()]
+            for kind, fc, fi, tc, fp, tp, at in decode_log(start, g.pop("log"))
+        ]
+    document["signature"] = signature(document, settings)
+    return json.dumps(document, indent=1).encode()
+
+
+def test_a_version_1_file_still_imports(db: Session) -> None:
+    source = played(db)
+    raw = version_1(db, export_player_data(db, source))
+    target = new_player()
+    summary = import_player_data(db, target, raw, confirmed=True)
+    assert summary.games == 4
+    same_statistics(services.get_stats(db, source), services.get_stats(db, target), same_ids=False)
+    saved = {g.variant: g for g in services.saved_games(db, target)}
+    assert services.action_log(db, target, saved["scorpion"].id) == [
+        ("deal",),
+        ("move", 0, 3, 4),
+        ("undo",),
+    ]
+
+
+def test_the_file_is_compact(db: Session) -> None:
+    """No indentation, one string per move log: a won game of ~90 actions takes well under
+    2 KB, so an export of 1,000 such games fits in ``MAX_IMPORT_BYTES`` (issue 39)."""
+    source = played(db)
+    raw = export_player_data(db, source)
+    assert b"\n " not in raw and b", " not in raw
+    document = json.loads(raw)
+    won = next(g for g in document["games"] if g["status"] == "won")
+    assert won["log"].startswith("d+") and len(won["log"].split()) == len(WIN_LINE)
+    per_action = len(won["log"]) / len(WIN_LINE)
+    per_game = len(json.dumps(won, separators=(",", ":"))) - len(won["log"])
+    assert 1000 * (per_game + 90 * per_action) < get_settings().max_import_bytes

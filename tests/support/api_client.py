@@ -36,6 +36,7 @@ GAME_KEYS = [
     "assisted",
     "moves_made",
     "difficulty",
+    "seconds",  # the clock (issue 41)
 ]
 
 TABLES_BY_PLAYER = ("players", "player_settings", "games", "variant_stats", "stat_events")
@@ -108,11 +109,29 @@ class Player:
             body["version"] = version
         return self.post(f"/api/games/{gid}/moves", body)
 
+    def first_step(self, gid: str) -> dict[str, Any]:
+        """The game's first step (the deal, or a hinted move in a variant without a stock):
+        it starts the game and its clock (issue 41)."""
+        if self.get(f"/api/games/{gid}").json()["stock"]:
+            r = self.post(f"/api/games/{gid}/deal")
+        else:
+            r = self.post(
+                f"/api/games/{gid}/moves", self.get(f"/api/games/{gid}/hints").json()["moves"][0]
+            )
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
     def apply(self, gid: str, action: list[Any] | tuple[Any, ...]) -> Any:
         if action[0] == "move":
             piles = tuple(action[4:6]) if len(action) == 6 else (None, None)
             return self.move(gid, action[1], action[2], action[3], None, *piles)
         return self.post(f"/api/games/{gid}/{action[0]}")
+
+
+def unclocked(game: dict[str, Any]) -> dict[str, Any]:
+    """A game object without its running clock (``seconds`` grows while a started game waits):
+    what "nothing changed" compares."""
+    return {k: v for k, v in game.items() if k != "seconds"}
 
 
 def assert_error(response: Any, status: int) -> str:

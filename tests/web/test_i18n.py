@@ -172,7 +172,7 @@ def test_screen_reader_words_on_the_board_are_chinese(app: FastAPI) -> None:
     rank = {"A": "A", "T": "10", "J": "J", "Q": "Q", "K": "K"}.get(top[0], top[0])
     assert f'aria-label="{suit}{rank}"' in page  # a card's name
     assert 'aria-label="背面朝上的牌"' in page
-    assert "第 1 列" in page and "已完成的套牌：0/4" in page
+    assert "第 1 列" in page and "已完成：0/4 套" in page
 
     # A move, answered to htmx: its words in Chinese on the aria-live message line.
     move = next(m for m in game.hints() if m.from_pile == "column")

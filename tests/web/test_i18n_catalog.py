@@ -84,6 +84,45 @@ def test_the_check_catches_a_missing_translation(tmp_path: Path, monkeypatch: An
     assert catalogs.problems() == ["zh_CN: untranslated 'Skip to content'"]
 
 
+def test_the_check_enforces_the_glossary(tmp_path: Path, monkeypatch: Any) -> None:
+    """docs/glossary-zh.md's rejected renderings (issue 41's review): the catalog uses none,
+    and a translation that does (大一点 for "one higher", 关联代码, 对局...) is reported."""
+    rejected = {written for written, _, _ in catalogs.glossary("zh_CN")}
+    assert {"大一点", "关联代码", "对局", "比赛", "单击移动", "一键移动", "顺子"} <= rejected
+    zh = catalogs.po_path("zh_CN")
+    text = zh.read_text(encoding="utf-8")
+    good = "（点数大 1、颜色不同）"
+    assert good in text
+    broken = text.replace(good, "（大一点，颜色不同）", 1).replace("一键移牌", "单击移动", 1)
+    fake = tmp_path / "zh_CN" / "LC_MESSAGES" / "messages.po"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(broken, encoding="utf-8")
+    monkeypatch.setattr(
+        catalogs, "po_path", lambda locale: tmp_path / locale / "LC_MESSAGES" / "messages.po"
+    )
+    found = catalogs.problems()
+    assert len(found) == 2, found
+    assert any("'大一点'" in line and "点数大 1" in line for line in found), found
+    assert any("'单击移动'" in line and "一键移牌" in line for line in found), found
+
+
+def test_the_replays_play_button_is_not_the_nav_link(app: FastAPI) -> None:
+    """The replay's play button (播放, beside 暂停) and the nav bar's "Play" (开始玩) are two
+    messages (a message context), in Chinese as a player reads them."""
+    browser = Browser(app)
+    gid = browser.new_game("scorpion", deal=KNOWN_WIN["deal"])
+    version = version_of(browser.get(f"/games/{gid}").text)
+    for action in KNOWN_WIN["line"]:
+        assert browser.act(gid, tuple(action), version).status_code == 303
+        version += 1
+    page = browser.get(f"/games/{gid}/replay?step=3", headers=ZH).text
+    button = re.search(r'<a class="button primary" id="play"[^>]*>([^<]*)</a>', page)
+    assert button is not None and button.group(1) == "播放"
+    assert re.search(r'<a href="/"[^>]*>开始玩</a>', page)
+    english = browser.get(f"/games/{gid}/replay?step=3").text
+    assert re.search(r'id="play"[^>]*>Play</a>', english)
+
+
 # -- no English left on a Chinese page -------------------------------------------------------
 
 # Words the Chinese text keeps as they are: names of keys, cookies' attributes, formats,
@@ -103,6 +142,7 @@ ALLOWED = {
     "Esc",
     "Ctrl",
     "IP",
+    "IPv",  # (IPv6: the word pattern stops at the digit)
     "YYYY",
     "MM",
     "DD",

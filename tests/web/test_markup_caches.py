@@ -1,9 +1,9 @@
-"""The play page keeps rendered markup (``app/web/board_html.py``: whole columns and single
-cards; ``app/web/view.py``: columns and cards as data) so that an htmx answer renders only the
-cards a move changed. A cache is right only if what it hands out is what a fresh render would
-draw: these tests play games through the pages, with picked-up cards and hints in between
-(their flags change a card's markup), and compare every column with one rendered from empty
-caches."""
+"""The play page keeps rendered markup (``templates/partials/board.html``: each column, by
+``{% cache %}``; ``app/web/view.py``: columns and cards as data) so that an answer or a page renders
+only the columns a move changed. A cache is right only if what it hands out is what a fresh
+render would draw: these tests play games through the pages, with picked-up cards and hints in
+between (their flags change a card's markup), and compare every column with one rendered from
+empty caches."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.engine import Game, deal_from_number
-from app.web import board_html, view
+from app.web import view
+from app.web.templating import templates
 from tests.support.html_client import Browser, version_of
 
 COLUMN = re.compile(r'<div class="col[^"]*" id="col-(\d+)".*?\n</div>', re.S)
@@ -43,8 +44,7 @@ def columns(html: str) -> dict[str, str]:
 
 def fresh(browser: Browser, path: str) -> dict[str, str]:
     """The page's columns rendered with every markup cache empty."""
-    board_html._COLUMNS.clear()
-    board_html._CARDS.clear()
+    templates.env.fragment_cache.clear()  # type: ignore[attr-defined]
     view._column.cache_clear()
     view._card.cache_clear()
     return columns(browser.get(path).text)

@@ -43,7 +43,7 @@ def test_daily_page_play_resume_and_again(
     assert f'href="/games/{gid}"' in page and 'id="daily-resume"' in page
     play = p.get(f"/games/{gid}").text
     assert 'hx-sse:connect="/daily/scorpion/events"' in play
-    assert re.search(r"vendor/htmx-ext-sse-4\.0\.1\.min\.[0-9a-f]{10}\.js", play)
+    assert re.search(r"vendor/htmx-ext-sse-4\.0\.1\.min\.[0-9a-f]{12}\.js", play)
     assert 'id="challenge-btn"' in play
     # The same form again resumes the running game; "again" starts an unranked replay.
     assert post_form(p, "/daily/scorpion").headers["location"] == f"/games/{gid}"

@@ -51,7 +51,7 @@ def test_the_manifest_names_the_app_and_its_icons(browser: Browser) -> None:
     assert re.fullmatch(r"#[0-9a-f]{6}", m["background_color"])
     sizes = {}
     for icon in m["icons"]:
-        assert re.fullmatch(r"/static/icons/[\w-]+\.[0-9a-f]{10}\.png", icon["src"]), icon
+        assert re.fullmatch(r"/static/icons/[\w-]+\.[0-9a-f]{12}\.png", icon["src"]), icon
         got = browser.get(icon["src"])
         assert got.status_code == 200
         assert got.headers["content-type"] == "image/png"
@@ -85,7 +85,7 @@ def test_every_page_links_the_manifest_and_registers_the_worker(browser: Browser
     for path in ("/", "/rules", "/stats", "/privacy", f"/games/{gid}", "/games/nothing"):
         page = browser.get(path).text
         assert '<link rel="manifest" href="/manifest.webmanifest">' in page, path
-        assert re.search(r'<script src="/static/js/sw-register\.[0-9a-f]{10}\.js" defer>', page)
+        assert re.search(r'<script src="/static/js/sw-register\.[0-9a-f]{12}\.js" defer>', page)
 
 
 def test_the_worker_precaches_this_releases_static_files(browser: Browser) -> None:
@@ -141,3 +141,29 @@ def test_the_offline_page_says_play_needs_the_server(app: FastAPI, browser: Brow
     # Its static files are precached too: it shows when nothing can be fetched.
     urls = set(precache_of(browser.get("/sw.js").text))
     assert set(re.findall(r'(?:href|src)="(/static/[^"]+)"', page)) <= urls
+
+
+@pytest.mark.parametrize("first", ["zh-CN", "en"])
+def test_the_worker_is_the_same_whatever_the_first_requests_language(
+    app: FastAPI, first: str
+) -> None:
+    """Every worker process writes the same /sw.js (issue 39): its cache name does not depend
+    on the language of the request that first asked for it."""
+    pwa.worker.cache_clear()
+    try:
+        before = TestClient(app).get("/sw.js", headers={"Accept-Language": first}).text
+        pwa.worker.cache_clear()
+        other = "en" if first == "zh-CN" else "zh-CN"
+        after = TestClient(app).get("/sw.js", headers={"Accept-Language": other}).text
+    finally:
+        pwa.worker.cache_clear()
+    assert before == after
+
+
+def test_the_offline_page_says_its_own_language(app: FastAPI) -> None:
+    zh = TestClient(app).get("/offline", headers={"Accept-Language": "zh-CN"})
+    en = TestClient(app).get("/offline", headers={"Accept-Language": "en"})
+    assert '<html lang="zh-CN">' in zh.text and "You are offline" not in zh.text
+    assert zh.headers["content-language"] == "zh-CN"
+    assert '<html lang="en">' in en.text and "You are offline" in en.text
+    assert en.headers["content-language"] == "en"

@@ -25,17 +25,20 @@ from app.db.models import (
 )
 
 from ..common import read_tx
+from ..devices import require_standing
 from .file import (
     ACTION_COLUMNS,
     FORMAT,
     VERSION,
     DeviceData,
-    GameData,
+    GameDataV2,
     ProfileData,
     RaceEntryData,
     ResultData,
     SettingsData,
     StatisticsData,
+    encode_log,
+    player_tag,
     seal,
     signature,
 )
@@ -62,6 +65,7 @@ def export_player_data(
     settings = settings or get_settings()
     now = now or utcnow()
     with read_tx(db):
+        require_standing(db, player_id)
         player = db.get(Player, player_id)
         prefs = db.get(PlayerSettings, player_id)
         profile = db.get(PlayerProfile, player_id)
@@ -81,13 +85,14 @@ def export_player_data(
             ).scalars()
         )
         logs: dict[str, list[list[Any]]] = {g.id: [] for g in games}
-        for a in db.execute(
-            select(MoveLog)
+        columns = [getattr(MoveLog, c) for c in ACTION_COLUMNS]
+        for game_id, *row in db.execute(
+            select(MoveLog.game_id, *columns)
             .where(MoveLog.player_id == player_id)
             .order_by(MoveLog.game_id, MoveLog.seq)
-        ).scalars():
-            if a.game_id in logs:
-                logs[a.game_id].append([_plain(getattr(a, c)) for c in ACTION_COLUMNS])
+        ):
+            if game_id in logs:
+                logs[game_id].append(row)
         entries = db.execute(
             select(RaceEntry).where(RaceEntry.player_id == player_id).order_by(RaceEntry.id)
         ).scalars()
@@ -98,6 +103,7 @@ def export_player_data(
             "format": FORMAT,
             "version": VERSION,
             "exported_at": _plain(now),
+            "player": player_tag(player_id, settings),
             "player_since": _plain(player.created_at) if player else None,
             "settings": None if prefs is None else _fields(prefs, SettingsData),
             "profile": None if profile is None else _fields(profile, ProfileData),
@@ -106,11 +112,9 @@ def export_player_data(
             "games": [
                 _fields(
                     g,
-                    GameData,
-                    sealed=seal(
-                        json.dumps({"deal": g.deal, "snapshot": g.snapshot}).encode(), settings
-                    ),
-                    actions=logs[g.id],
+                    GameDataV2,
+                    sealed=seal(g.deal.encode(), settings),
+                    log=encode_log(g.created_at, logs[g.id]),
                 )
                 for g in games
             ],
@@ -121,4 +125,5 @@ def export_player_data(
             ],
         }
     document["signature"] = signature(document, settings)
-    return json.dumps(document, indent=1, ensure_ascii=True).encode() + b"\n"
+    # Compact (issue 39): no indentation, no spaces.
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"

@@ -2,8 +2,14 @@
 
 A model's fields are the columns of its table, named alike (the export and the import copy
 them by name), but for a game named by its id (``game``: the column ``game_id``), a device's
-two times, and a game's sealed deal and position and its move log (``ActionData``, a row of
-``ACTION_COLUMNS``).
+two times, and a game's sealed deal and its move log.
+
+Version 2 (written since issue 39) is compact: no indentation, a game's move log one string
+(``encode_log``: ``"3.5.0+1530 d+800 u+410"``, each action then the milliseconds since the
+one before it, the first since the game's start), only the deal sealed (the position is the
+log replayed), and ``player``: a keyed tag of the player it was exported from (``player_tag``).
+Version 1 (indented, the log a list of ``ActionData`` rows, deal and position sealed, no
+``player``) is still read.
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ import base64
 import hashlib
 import hmac
 import json
-from datetime import datetime
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -23,7 +30,8 @@ from app.config import Settings
 from ..errors import InvalidRequest
 
 FORMAT = "scorpion-player-data"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)  # the versions this site reads
 
 
 class ImportRefused(InvalidRequest):
@@ -55,6 +63,11 @@ def unseal(text: str, settings: Settings) -> bytes:
         return _fernet(settings).decrypt(text.encode("ascii"))
     except InvalidToken:
         raise ValueError("not sealed by this site") from None
+
+
+def player_tag(player_id: str, settings: Settings) -> str:
+    """The file's ``player``: who it was exported from, as a keyed hash (not the id itself)."""
+    return hmac.new(_key(settings, b"player"), player_id.encode(), "sha256").hexdigest()[:32]
 
 
 def canonical(document: dict[str, Any]) -> bytes:
@@ -132,7 +145,9 @@ ACTION_COLUMNS = (
 )
 
 
-class GameData(_Strict):
+class GameFields(_Strict):
+    """A game's columns, as both versions hold them."""
+
     id: str
     variant: str
     deal_number: int | None
@@ -150,8 +165,19 @@ class GameData(_Strict):
     abandoned_at: datetime | None
     race_id: str | None
     difficulty: str | None
+    # The game's clock start (issue 41; null: not started yet). A file from before it has
+    # none: its games were started when dealt (``restore``).
+    started_at: datetime | None = None
+
+
+class GameData(GameFields):  # version 1
     sealed: str  # the deal and the position (face-down cards): see the module notes
     actions: list[ActionData]
+
+
+class GameDataV2(GameFields):  # version 2
+    sealed: str  # the deal (face-down cards): see the module notes
+    log: str  # the move log: ``encode_log``
 
 
 class RaceEntryData(_Strict):
@@ -177,16 +203,78 @@ class DeviceData(_Strict):
     last_seen: datetime
 
 
-class Document(_Strict):
+class _DocumentFields(_Strict):
     format: Literal["scorpion-player-data"]
-    version: int
     exported_at: datetime
     player_since: datetime | None
     settings: SettingsData | None
     profile: ProfileData | None
     statistics: list[StatisticsData]
     results: list[ResultData]
-    games: list[GameData]
     race_entries: list[RaceEntryData]
     devices: list[DeviceData]
     signature: str
+
+
+class Document(_DocumentFields):  # version 1
+    version: Literal[1]
+    games: list[GameData]
+
+
+class DocumentV2(_DocumentFields):  # version 2
+    version: Literal[2]
+    player: str
+    games: list[GameDataV2]
+
+
+# -- the compact move log (version 2) ----------------------------------------------------------
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+_LOG_WORD = re.compile(
+    r"(d|u|r|(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\.([a-z]{0,8})\.([a-z]{0,8}))?)([+-]\d{1,15})"
+)
+_KINDS = {"d": "deal", "u": "undo", "r": "redo"}
+_LETTERS = {v: k for k, v in _KINDS.items()}
+
+
+def _ms(when: datetime) -> int:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - EPOCH) // _MS
+
+
+def encode_log(start: datetime, actions: list[list[Any]]) -> str:
+    """A move log (rows of ``ACTION_COLUMNS``) as one string (module notes); ``start``: the
+    game's start, from which the first action's time counts."""
+    words = []
+    last = _ms(start)
+    for kind, fc, fi, tc, fp, tp, at in actions:
+        if kind == "move":
+            what = f"{fc}.{fi}.{tc}"
+            if fp is not None or tp is not None:
+                what += f".{fp or ''}.{tp or ''}"
+        else:
+            what = _LETTERS[kind]
+        now = _ms(at)
+        words.append(f"{what}{now - last:+d}")
+        last = now
+    return " ".join(words)
+
+
+def decode_log(start: datetime, log: str) -> list[ActionData]:
+    """``encode_log``'s rows back; ``ValueError`` for a string it did not write."""
+    out: list[ActionData] = []
+    last = _ms(start)
+    for word in log.split():
+        m = _LOG_WORD.fullmatch(word)
+        if m is None:
+            raise ValueError(f"not an action: {word[:20]!r}")
+        what, fc, fi, tc, fp, tp, delta = m.groups()
+        last += int(delta)
+        at = EPOCH + last * _MS
+        if fc is None:
+            out.append((_KINDS[what], None, None, None, None, None, at))  # type: ignore[arg-type]
+        else:
+            out.append(("move", int(fc), int(fi), int(tc), fp or None, tp or None, at))
+    return out

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import Connection, Table, delete, insert, select
 from sqlalchemy.orm import Session
 
 from app.config import Settings, get_settings
 from app.db.models import (
+    Base,
     GameRow,
     MoveLog,
     PlayerProfile,
@@ -22,9 +25,11 @@ from app.db.models import (
 )
 
 from ..common import ensure_player, new_game_id, write_tx
+from ..days import today
+from ..devices import require_standing
 from ..ratelimit import consume
-from .checks import read_document, refuse, unsealed
-from .file import ACTION_COLUMNS, Document
+from .checks import Checked, read_document, refuse
+from .file import ACTION_COLUMNS, player_tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,8 @@ class ImportSummary:
     results: int
     race_entries: int
     left_out_race_entries: int
+    left_out_games: int = 0  # games of a race still open
+    kept_games: int = 0  # games the player still has here: kept as they are here
 
 
 def import_player_data(
@@ -53,7 +60,7 @@ def import_player_data(
     consume(db, player_id, "actions")
     if not chosen:
         raise refuse("Choose the data file to import.")
-    document = read_document(raw, settings)
+    checked = read_document(raw, settings)
     if not confirmed:
         raise refuse(
             "Importing replaces your games, results, statistics and settings here: "
@@ -61,99 +68,186 @@ def import_player_data(
         )
     with write_tx(db):
         prefs = ensure_player(db, player_id)
-        _clear(db, player_id)
-        return _write(db, player_id, prefs, document, settings)
+        require_standing(db, player_id)
+        _clear(db, player_id, _race_games(db, player_id))
+        return _write(db, player_id, prefs, checked, settings)
 
 
-def _clear(db: Session, player_id: str) -> None:
-    db.execute(delete(RaceEntry).where(RaceEntry.player_id == player_id))
+def _race_games(db: Session, player_id: str) -> set[str]:
+    """The games here that an import leaves as they are: every game attached to a race or
+    named by one of the player's race entries (module notes of the package: ranked results)."""
+    attached = db.execute(
+        select(GameRow.id).where(GameRow.player_id == player_id, GameRow.race_id.is_not(None))
+    ).scalars()
+    named = db.execute(
+        select(RaceEntry.game_id).where(
+            RaceEntry.player_id == player_id, RaceEntry.game_id.is_not(None)
+        )
+    ).scalars()
+    return {*attached, *(g for g in named if g is not None)}
+
+
+def _clear(db: Session, player_id: str, keep: set[str]) -> None:
+    """What the import replaces; the player's race entries and the games in ``keep`` stay."""
     db.execute(delete(StatEvent).where(StatEvent.player_id == player_id))
     db.execute(delete(VariantStats).where(VariantStats.player_id == player_id))
-    db.execute(delete(MoveLog).where(MoveLog.player_id == player_id))
-    db.execute(delete(GameRow).where(GameRow.player_id == player_id))
+    gone = [
+        g
+        for g in db.execute(select(GameRow.id).where(GameRow.player_id == player_id)).scalars()
+        if g not in keep
+    ]
+    for start in range(0, len(gone), 500):
+        chunk = gone[start : start + 500]
+        db.execute(delete(MoveLog).where(MoveLog.game_id.in_(chunk)))
+        db.execute(delete(GameRow).where(GameRow.id.in_(chunk)))
     db.execute(delete(PlayerProfile).where(PlayerProfile.player_id == player_id))
 
 
-def _taken(db: Session, ids: Sequence[str]) -> set[str]:
-    taken: set[str] = set()
+def _mine(db: Session, player_id: str, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` are games of this player here."""
+    mine: set[str] = set()
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
-        taken.update(db.execute(select(GameRow.id).where(GameRow.id.in_(chunk))).scalars())
-    return taken
+        mine.update(
+            db.execute(
+                select(GameRow.id).where(GameRow.player_id == player_id, GameRow.id.in_(chunk))
+            ).scalars()
+        )
+    return mine
+
+
+def _closed_dailies(db: Session, race_ids: set[str]) -> set[str]:
+    """Which of ``race_ids`` are daily deals here whose day is over (a challenge never ends)."""
+    if not race_ids:
+        return set()
+    return set(
+        db.execute(
+            select(Race.id).where(
+                Race.id.in_(list(race_ids)), Race.kind == "daily", Race.day < today()
+            )
+        ).scalars()
+    )
+
+
+def _insert_many(conn: Connection, model: type[Base], rows: list[dict[str, Any]]) -> None:
+    """``rows`` into ``model``'s table (Core executemany, 5,000 rows a call)."""
+    table = cast(Table, model.__table__)
+    for start in range(0, len(rows), 5000):
+        conn.execute(insert(table), rows[start : start + 5000])
 
 
 def _write(
-    db: Session, player_id: str, prefs: PlayerSettings, document: Document, settings: Settings
+    db: Session, player_id: str, prefs: PlayerSettings, checked: Checked, settings: Settings
 ) -> ImportSummary:
     now = utcnow()
+    document = checked.document
     if document.settings is not None:
         for name, value in document.settings.model_dump().items():
             setattr(prefs, name, value)
         prefs.updated_at = now
     if document.profile is not None:
         db.add(PlayerProfile(player_id=player_id, updated_at=now, **document.profile.model_dump()))
-    taken = _taken(db, [g.id for g in document.games])
-    new_id = {g.id: (new_game_id() if g.id in taken else g.id) for g in document.games}
+    # The rule (docs/api.md, "Devices and your data"): a game of the file that the player
+    # still has here stays as it is here (its assisted mark, moves made and version only
+    # grow); a game attached to a race still open is left out; every other game gets a
+    # fresh id.
+    here = _mine(db, player_id, [g.fields.id for g in checked.games])
     races = {r.race_id for r in document.race_entries} | {
-        g.race_id for g in document.games if g.race_id
+        g.fields.race_id for g in checked.games if g.fields.race_id
     }
-    here = (
-        set(db.execute(select(Race.id).where(Race.id.in_(list(races)))).scalars())
-        if races
-        else set()
-    )
-    for g in document.games:
-        deal, snapshot = unsealed(g, settings)
-        db.add(
-            GameRow(
-                **g.model_dump(exclude={"id", "restarted_from", "race_id", "sealed", "actions"}),
-                id=new_id[g.id],
-                player_id=player_id,
-                deal=deal,
-                snapshot=snapshot,
-                restarted_from=new_id.get(g.restarted_from or "", g.restarted_from),
-                race_id=g.race_id if g.race_id in here else None,
-            )
-        )
-    db.flush()
+    closed = _closed_dailies(db, races)
+    new_id: dict[str, str] = {}
+    added = []
+    for g in checked.games:
+        if g.fields.id in here:
+            new_id[g.fields.id] = g.fields.id
+        elif g.fields.race_id is None or g.fields.race_id in closed:
+            new_id[g.fields.id] = new_game_id()
+            added.append(g)
+    # Many rows (1,000 games of ~90 actions: ~90,000): Core executemany, not the ORM's
+    # unit of work, so that the write lock is held as briefly as the rows allow.
+    conn = db.connection()
+    games = [
+        {
+            **g.fields.model_dump(
+                exclude={
+                    "id",
+                    "restarted_from",
+                    "race_id",
+                    "sealed",
+                    "actions",
+                    "log",
+                    "started_at",
+                }
+            ),
+            # (a file from before the clock: its games started when they were dealt)
+            "started_at": (
+                g.fields.started_at
+                if "started_at" in g.fields.model_fields_set
+                else g.fields.created_at
+            ),
+            "id": new_id[g.fields.id],
+            "player_id": player_id,
+            "deal": g.deal,
+            "snapshot": g.snapshot,
+            "restarted_from": new_id.get(g.fields.restarted_from or "", g.fields.restarted_from),
+            "race_id": None,  # history: an imported game never reports to a race
+        }
+        for g in added
+    ]
+    _insert_many(conn, GameRow, games)
     log = [
         {
-            "game_id": new_id[g.id],
+            "game_id": new_id[g.fields.id],
             "player_id": player_id,
             "seq": seq,
             **dict(zip(ACTION_COLUMNS, a, strict=True)),
         }
-        for g in document.games
+        for g in added
         for seq, a in enumerate(g.actions, start=1)
     ]
-    if log:
-        db.execute(insert(MoveLog), log)
+    _insert_many(conn, MoveLog, log)
     for s in document.statistics:
         db.add(VariantStats(player_id=player_id, **s.model_dump()))
-    for r in document.results:
-        db.add(
-            StatEvent(
-                **r.model_dump(exclude={"game"}),
-                player_id=player_id,
-                game_id=new_id[r.game] if r.game else None,
-            )
-        )
+    results = [
+        {
+            **r.model_dump(exclude={"game"}),
+            "player_id": player_id,
+            "game_id": new_id[r.game] if r.game else None,
+        }
+        for r in document.results
+        if r.game is None or r.game in new_id  # (not a result of a game left out)
+    ]
+    _insert_many(conn, StatEvent, results)
+    # Race entries: only the player's own (the file's ``player``), of a daily deal whose day is
+    # over, on which the player has no entry here; never ranked (history: shown, never ranked).
+    own = checked.player is not None and hmac.compare_digest(
+        checked.player, player_tag(player_id, settings)
+    )
+    entered = set(
+        db.execute(select(RaceEntry.race_id).where(RaceEntry.player_id == player_id)).scalars()
+    )
     entries = 0
     for e in document.race_entries:
-        if e.race_id not in here:
+        if not own or e.race_id not in closed or e.race_id in entered:
             continue
+        entered.add(e.race_id)
         entries += 1
+        game = new_id.get(e.game) if e.game else None
         db.add(
             RaceEntry(
-                **e.model_dump(exclude={"game"}),
+                **e.model_dump(exclude={"game", "ranked"}),
+                ranked=False,
                 player_id=player_id,
-                game_id=new_id[e.game] if e.game else None,
+                game_id=game if game is not None and game not in here else None,
             )
         )
     db.flush()
     return ImportSummary(
-        games=len(document.games),
+        games=len(added),
         results=len(document.results),
         race_entries=entries,
         left_out_race_entries=len(document.race_entries) - entries,
+        left_out_games=len(checked.games) - len(added) - len(here),
+        kept_games=len(here),
     )
