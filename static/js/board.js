@@ -50,16 +50,30 @@
     return out;
   }
 
-  // The screen-reader line; visible only for what the eye needs too.
-  function say(text, visible) {
+  // The message line (an aria-live region): painted for the eye and read out (issue 41).
+  // ``short``: one line for the eye while ``text``, in full words, is read out (a line that
+  // wraps would float over the top cards the player is about to tap).
+  function say(text, short) {
     const m = $("#message");
     if (!m) return;
     m.textContent = "";
     if (!text) return;
     const s = document.createElement("span");
-    s.className = visible ? "say" : "sr";
-    s.textContent = text;
+    s.className = "say";
+    if (short) {
+      const eye = document.createElement("span"), ear = document.createElement("span");
+      eye.setAttribute("aria-hidden", "true"); eye.textContent = short;
+      ear.className = "sr"; ear.textContent = text;
+      s.append(eye, ear);
+    } else s.textContent = text;
     m.appendChild(s);
+  }
+
+  // A card's short label, "10♥" (as the hints write it).
+  const SUITS = { S: "\u2660\ufe0e", H: "\u2665\ufe0e", D: "\u2666\ufe0e", C: "\u2663\ufe0e" };
+  function shortName(a) {
+    const code = codeOf(a) || "";
+    return (code[0] === "T" ? "10" : code[0] || "") + (SUITS[code[1]] || "");
   }
 
   function cardName(a) {
@@ -102,6 +116,9 @@
     sel = null;
   }
 
+  // Free cells on the board (Scorpion Head and its kin): a prompt names them.
+  const cells = () => !!$("#piles .cell-slot, #piles [data-pile=cell]");
+
   function select(a) {
     clearSel();
     clearMarks();
@@ -111,7 +128,9 @@
       a.parentElement.classList.add("src");
       board().classList.add("picking");
       targetsOf(pileKey(a)).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
-      say(tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }));
+      say(cells() ? tr("Picked up the {card}: now choose the column or free cell it goes to.", { card: cardName(a).split(/[,，]/)[0] })
+          : tr("Picked up the {card}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0] }),
+          tr("{card} picked up", { card: shortName(a) }));
       return;
     }
     const { col, idx } = place(a);
@@ -122,7 +141,10 @@
     targetsOf(col, idx).forEach((t) => { const e = destEl(t); if (e) e.classList.add("tap-target"); });
     const n = colEl(col).querySelectorAll(".card").length - idx;
     const rest = n > 2 ? tr(" with the {n} cards on it", { n: n - 1 }) : n === 2 ? tr(" with the card on it") : "";
-    say(tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }));
+    say(cells() && n === 1 ? tr("Picked up the {card}: now choose the column or free cell it goes to.", { card: cardName(a).split(/[,，]/)[0] })
+          : tr("Picked up the {card}{rest}: now choose the column it goes to.", { card: cardName(a).split(/[,，]/)[0], rest }),
+        n > 1 ? tr("{card} and {n} more picked up", { card: shortName(a), n: n - 1 })
+          : tr("{card} picked up", { card: shortName(a) }));
   }
 
   // from: a column number, or {pile, idx} for a reserve or cell card; to: a column number,
@@ -167,11 +189,32 @@
     else submitMove(sel.col, sel.idx, "f" + k);
   }
 
-  // A tap on a card: play it at once when it has exactly one place to go, otherwise pick it
-  // up and light up where it may go.
+  // A card with nowhere to go is not picked up (issue 41): it shakes and the line says why.
+  function nowhere(a) {
+    clearSel(); clearMarks();
+    const name = cardName(a).split(/[,，]/)[0];
+    say(cells() ? tr("The {card} cannot move now: no column or free cell takes it.", { card: name })
+      : tr("The {card} cannot move now: no column takes it.", { card: name }),
+        tr("{card}: nowhere to go", { card: shortName(a) }));
+    if (!still()) {
+      a.animate([{ transform: "translateX(0)" }, { transform: "translateX(-5px)" }, { transform: "translateX(5px)" },
+        { transform: "translateX(-3px)" }, { transform: "translateX(0)" }], { duration: 280, easing: "ease-in-out" });
+    }
+  }
+
+  // A second card clicked while one is held (and cannot go there): that card is chosen now.
+  function chooseInstead(a) {
+    clearSel();
+    const ts = a.dataset.pile ? targetsOf(pileKey(a)) : targetsOf(place(a).col, place(a).idx);
+    if (ts.length) select(a); else nowhere(a);
+  }
+
+  // A tap on a card: play it at once when it has exactly one place to go, shake it when it
+  // has none, otherwise pick it up and light up where it may go.
   function tapCard(a) {
     if (a.dataset.pile) {
       const from = { pile: a.dataset.pile, idx: +a.dataset.idx };
+      if (!targetsOf(pileKey(a)).length) { nowhere(a); return; }
       if (a.classList.contains("hint-pair") && a.dataset.hintTo !== undefined) {
         const to = a.dataset.hintTo;
         clearMarks();
@@ -191,6 +234,7 @@
       submitMove(c, i, to[0] === "f" ? to : +to);
       return;
     }
+    if (!targetsOf(c, i).length) { nowhere(a); return; }
     if (oneTap()) {
       const ts = targetsOf(c, i);
       if (ts.length === 1) {
@@ -207,6 +251,10 @@
     if (suppressClick) { suppressClick = false; ev.preventDefault(); ev.stopPropagation(); return; }
     const proxy = ev.target.closest && ev.target.closest("button[data-click]");
     if (proxy) { const b = document.getElementById(proxy.dataset.click); if (b && !b.disabled) b.click(); return; }
+    // A long answer floats over the top of the board: a tap on it puts it away (its words
+    // were read out already), uncovering the cards under it. A list of hints stays.
+    const said = ev.target.closest && ev.target.closest("#message > .notice, #message > .error, #message > .say");
+    if (said) { said.remove(); return; }
     const b = board();
     if (!b || !b.contains(ev.target)) {
       const copy = ev.target.closest && ev.target.closest("button.copy");
@@ -221,29 +269,31 @@
     if (cell) {
       ev.preventDefault();
       if (sel) dropCell(+cell.dataset.idx);
-      else say(tr("Choose a face-up card first: a column's exposed card may go into an empty cell."), true);
+      else say(tr("Choose a face-up card first: a column's exposed card may go into an empty cell."), tr("Choose a card first"));
       return;
     }
     if (card && card.dataset.pile) {
       ev.preventDefault();
       if (sel && sel.pile === card.dataset.pile && sel.idx === +card.dataset.idx) { clearSel(); say(tr("Put back.")); return; }
-      if (sel) { select(card); return; }
+      if (sel) { chooseInstead(card); return; }
       tapCard(card);
       return;
     }
     if (card) {
       ev.preventDefault();
       const { col: c, idx: i } = place(card);
-      if (sel && (sel.pile || c !== sel.col)) { drop(c); return; }
+      // Holding a card, a card of a column that takes it drops it there; any other card is
+      // the one the player means now (issue 41: no illegal drop by a second click).
+      if (sel && (sel.pile || c !== sel.col) && legalDest(colEl(c))) { drop(c); return; }
       if (sel && c === sel.col && i === sel.idx) { clearSel(); say(tr("Put back.")); return; }
-      if (sel) { select(card); return; }
+      if (sel) { chooseInstead(card); return; }
       tapCard(card);
       return;
     }
     if (col && (ev.target.closest(".slot, .drop") || sel)) {
       ev.preventDefault();
       if (sel) drop(+col.dataset.col);
-      else say(tr("Choose a face-up card first, then the column it goes to."), true);
+      else say(tr("Choose a face-up card first, then the column it goes to."), tr("Choose a card first"));
     }
   });
 
@@ -275,7 +325,8 @@
     const over = columnAt(ev.clientX, ev.clientY);
     if (over !== drag.over) {
       if (drag.over) drag.over.classList.remove("drag-over");
-      if (over && over !== drag.card.closest(".col, .pile")) over.classList.add("drag-over");
+      // Only a legal destination lights up under the dragged card (issue 41).
+      if (over && over !== drag.card.closest(".col, .pile") && legalDest(over)) over.classList.add("drag-over");
       drag.over = over;
     }
   }, { passive: false });
@@ -307,6 +358,14 @@
     drag.ghost = g;
     a.classList.add("dragging");
     try { a.setPointerCapture(ev.pointerId); } catch (e) { /* not every pointer can be captured */ }
+  }
+
+  // Whether the column or free cell ``el`` takes the picked-up card now.
+  function legalDest(el) {
+    if (!sel) return false;
+    const ts = sel.pile ? targetsOf((sel.pile === "reserve" ? "r" : "f") + sel.idx) : targetsOf(sel.col, sel.idx);
+    const key = el.dataset.pile === "cell" ? "f" + el.dataset.idx : el.dataset.col !== undefined ? +el.dataset.col : null;
+    return key !== null && ts.includes(key);
   }
 
   function columnAt(x, y) {
@@ -805,7 +864,7 @@
     if (ev.target && ev.target.closest && ev.target.closest("[data-live-refresh]")) return;
     snap = null;
     if (ctx && ctx.response && ctx.response.raw) return; // an HTTP answer: already swapped in
-    say(tr("The server could not be reached: nothing was changed. Try again."), true);
+    say(tr("The server could not be reached: nothing was changed. Try again."));
   });
 
   // ---------------------------------------------------------------- clock and share link
@@ -832,9 +891,19 @@
   function copyLink(btn) {
     const url = btn.dataset.copy;
     navigator.clipboard.writeText(url).then(
-      () => { say(tr("Share link copied: {url}", { url }), true); },
-      () => { say(tr("Copy this link to share the deal: {url}", { url }), true); }
+      () => { say(tr("Share link copied: {url}", { url })); },
+      () => { say(tr("Copy this link to share the deal: {url}", { url })); }
     );
+  }
+
+  // A page reached through a form (a restart, a new game, the daily deal) says what that
+  // did on its message line; a live region's first content is not read out, so it is put
+  // back a moment later to be announced as well as seen.
+  function announce() {
+    const m = $("#message"), n = m && m.querySelector(".notice");
+    if (!n) return;
+    n.remove();
+    setTimeout(() => { if (!m.firstElementChild) m.appendChild(n); }, 150);
   }
 
   function init() {
@@ -845,6 +914,7 @@
     if (pref) pref.checked = oneTap();
     layout();
     if (hintItems().length) hintsArrived();
+    announce();
     dealIn();
     startClock();
     showCopy();

@@ -45,8 +45,12 @@ def test_the_play_page_in_chinese_and_the_switch(
         expect(page.locator("#message")).to_contain_text(re.compile(r"已将黑桃6.*第 1 列"))
         expect(page.locator("#message")).to_contain_text("翻开了第 1 列的黑桃A")
 
-        # A card picked up by the script: its words too (board.js reads the page's texts).
+        # A card with nowhere to go says so, and one picked up (by the keyboard) says so too:
+        # in Chinese (board.js reads the page's texts).
         tap(page, "#board a[href='?select=3-3']")
+        expect(page.locator("#message")).to_contain_text("梅花K现在不能移动")
+        page.focus("#board a[href='?select=3-3']")
+        page.keyboard.press("Enter")
         expect(page.locator("#board a.sel")).to_have_count(1)
         expect(page.locator("#message")).to_contain_text("已拿起梅花K")
         page.keyboard.press("Escape")

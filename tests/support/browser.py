@@ -198,6 +198,17 @@ def target(page: Page, col: int) -> str:
     return f"#col-{col} .card.top" if cards_in(page, col) else f"#col-{col} .slot"
 
 
+def drop_by_keys(page: Page, card: str, target: str) -> None:
+    """Pick ``card`` up and drop it on ``target`` (a card of another column) by the keyboard,
+    which lets the player try any column (the server answers a refusal with its reason). A
+    click cannot try an illegal drop: a card with nowhere to go is not picked up, and a second
+    click on a column that does not take the held card chooses that card instead."""
+    page.focus(card)
+    page.keyboard.press("Enter")
+    page.focus(target)
+    page.keyboard.press("Enter")
+
+
 def click_move(page: Page, a: int, i: int, b: int) -> None:
     """Tap the card; a card with one legal destination moves at once (one tap), any other is
     picked up and the second tap chooses the column."""

@@ -164,4 +164,4 @@ def test_the_message_line_escapes_what_it_shows() -> None:
     shown = str(message_text(replace(b, error='<img src=x onerror="alert(1)">')))
     assert "<img" not in shown and "&lt;img" in shown
     shown = str(message_text(replace(b, notice="Moved <b>&</b>")))
-    assert shown == '<span class="notice sr">Moved &lt;b&gt;&amp;&lt;/b&gt;</span>'
+    assert shown == '<span class="notice">Moved &lt;b&gt;&amp;&lt;/b&gt;</span>'

@@ -36,7 +36,7 @@ from app.services import NotFound, ServiceError, VersionConflict
 from app.services.analysis import AnalysisResult, SolverBusy, SolverHint, analyse_game
 from app.services.ratelimit import RateLimited
 from app.web.game.pages import home_page
-from app.web.game.words import describe_move
+from app.web.game.words import describe_move, short_move
 from app.web.site.display import current_display
 from app.web.site.rendering import (
     Page,
@@ -161,6 +161,26 @@ def _answer_text(kind: str, verdict: str, hint_text: str | None) -> str:
     return f"{text} {gettext(note)}"
 
 
+def _answer_short(kind: str, verdict: str, hint: str | None) -> str:
+    """The solver's answer in one short line for the eye (issue 41: painted above the board
+    without covering it); ``_answer_text`` says it in full words for screen readers."""
+    if kind == "hint":
+        if verdict == "win" and hint:
+            text = gettext("Solver hint: {hint}, still winnable").format(hint=hint)
+        elif verdict == "loss":
+            text = gettext("No solver hint: no longer winnable")
+        else:
+            text = gettext("No solver hint: no answer in time")
+    elif verdict == "win":
+        text = gettext("Still winnable")
+    elif verdict == "loss":
+        text = gettext("No longer winnable")
+    else:
+        text = gettext("No answer in time")
+    note = gettext("not assisted") if verdict == "unknown" else gettext("now assisted")
+    return f"{text} · {note}"
+
+
 def _answer_page(
     request: Request,
     csrf_token: str,
@@ -174,19 +194,27 @@ def _answer_page(
     move = hint if isinstance(hint, Move) else None
     hint_text: str | None = None
     if move is not None:
-        hint_text = "move " + describe_move(state.view, move)
+        # TRANSLATORS: the solver's hint, e.g. "move the seven of hearts from column 2 onto
+        # the eight of hearts in column 5" (in "Solver hint: {hint}. ...").
+        hint_text = gettext("move {move}").format(move=describe_move(state.view, move))
     elif hint == "deal":
-        hint_text = "deal the stock"
+        # TRANSLATORS: the solver's hint (in "Solver hint: {hint}. ...").
+        hint_text = gettext("deal the stock")
+    # TRANSLATORS: the solver's hint in short (in "Solver hint: {hint}, still winnable").
+    short = short_move(state.view, move) if move is not None else gettext("deal")
     ctx = board_context(
         request,
         csrf_token,
         state,
         hints=[move] if move is not None else None,
         notice=_answer_text(kind, verdict, hint_text),
+        notice_short=_answer_short(kind, verdict, short if hint is not None else None),
     )
     b = ctx["b"]
     b.hints = None  # the highlight stays; the message line holds the solver's answer
     b.hint_deal = hint == "deal"
+    # The answer marks the game assisted (after its state was read): the status says so now.
+    b.assisted = b.assisted or verdict in ("win", "loss")
     if fragment:
         return render(request, "play.html", ctx, block="game")
     return render(request, "play.html", ctx)

@@ -14,9 +14,16 @@ from app.i18n import N_, current_locale, gettext, ngettext
 
 JS_TEXTS = (
     N_("Picked up the {card}: now choose the column it goes to."),
+    N_("Picked up the {card}: now choose the column or free cell it goes to."),
     N_("Picked up the {card}{rest}: now choose the column it goes to."),
     N_(" with the {n} cards on it"),
+    N_("{card} picked up"),
+    N_("{card} and {n} more picked up"),
+    N_("Choose a card first"),
     N_("Put back."),
+    N_("The {card} cannot move now: no column takes it."),
+    N_("The {card} cannot move now: no column or free cell takes it."),
+    N_("{card}: nowhere to go"),
     N_("Choose a face-up card first, then the column it goes to."),
     N_("Choose a face-up card first: a column's exposed card may go into an empty cell."),
     N_("Keep playing"),

@@ -38,10 +38,11 @@ from app.services.replay import replay_game
 from app.web.coach.review_pages import review_context
 from app.web.game.messages import translate
 from app.web.game.view import board_view, kept_prefix, parse_pile_selection, parse_selection
-from app.web.game.words import describe_change
+from app.web.game.words import SAID, describe_change, short_change
 from app.web.site.deps import CsrfToken, PlayerId
 from app.web.site.display import known_display, remember_display
 from app.web.site.rendering import (
+    SAID_COOKIE,
     Page,
     PageRequest,
     base_context,
@@ -49,6 +50,7 @@ from app.web.site.rendering import (
     board_context,
     conflict_page,
     error_page,
+    forget_said,
     form_of,
     int_or_none,
     is_htmx,
@@ -132,7 +134,7 @@ def new_game(
             },
             status_code=422,
         )
-    return see_other(f"/games/{state.id}")
+    return see_other(f"/games/{state.id}", said="new")
 
 
 @router.get("/deal/{number}", response_class=HTMLResponse)
@@ -169,7 +171,8 @@ def play(
     select: Annotated[str | None, Query(max_length=8)] = None,
     hint: Annotated[str | None, Query(max_length=4)] = None,
 ) -> Response:
-    """The play page: one read and the board."""
+    """The play page: one read and the board, with what the form that led here did
+    (``said``: the restart, a new game, ...) on its message line."""
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     htmx = is_htmx(request)
     # The whole page also shows the player's display preferences: read with the game, in
@@ -188,12 +191,21 @@ def play(
     hint_moves = list(state.moves) if hint and playing else None
     sel = parse_selection(select, state.view) if playing else None
     sel_pile = parse_pile_selection(select, state.view) if playing else None
-    ctx = board_context(request, csrf_token, state, sel=sel, hints=hint_moves, sel_pile=sel_pile)
+    said = None if htmx else request.cookies.get(SAID_COOKIE)
+    # (a hint or a card asked for in the address is the answer to show instead)
+    shown = said in SAID and hint_moves is None and sel is None and sel_pile is None
+    notice = gettext(SAID[said]) if shown and said is not None else None
+    ctx = board_context(
+        request, csrf_token, state, sel=sel, hints=hint_moves, sel_pile=sel_pile, notice=notice
+    )
     if htmx:
         return render(request, "play.html", ctx, block="game")
     # The live race of a shared deal (a game in no race has no race_id: no query needed).
     ctx["race"] = race_panel_for_game(db, player, state.id) if state.race_id else None
-    return render(request, "play.html", ctx)
+    response = render(request, "play.html", ctx)
+    if said is not None:
+        forget_said(response, request)
+    return response
 
 
 GameAction = Callable[[Session], GameState]
@@ -236,6 +248,7 @@ def _after_action(
         return see_other(f"/games/{state.id}")
     before = state.previous
     notice = describe_change(before, state.view, action, move)
+    short = short_change(before, state.view, action, move)
     # Only what changed: the status, the message, the tools that changed (the page's script
     # copies the new version into their forms), the piles and the columns that differ.
     after = state.view
@@ -251,7 +264,15 @@ def _after_action(
         "columns": columns,
         "keep": {c: kept_prefix(before.columns[c], after.columns[c]) for c in columns},
     }
-    ctx = board_context(request, csrf_token, state, notice=notice, only=columns, layout=False)
+    ctx = board_context(
+        request,
+        csrf_token,
+        state,
+        notice=notice,
+        notice_short=short,
+        only=columns,
+        layout=False,
+    )
     return render_update(request, csrf_token, ctx, changes)
 
 
@@ -357,7 +378,7 @@ def restart(page: Page, game_id: str) -> Response:
         state = services.restart(db, player, game_id)
     except NotFound:
         return not_found(request, csrf_token)
-    return see_other(f"/games/{state.id}")
+    return see_other(f"/games/{state.id}", said="restart")
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse)

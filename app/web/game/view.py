@@ -127,6 +127,7 @@ class BoardView:
     hint_deal: bool = False
     error: str | None = None
     notice: str | None = None
+    notice_short: str | None = None  # the notice in one short line for the eye (issue 41)
     assisted: bool = False  # the solver was asked about this game (docs/rules.md, Assistance)
     moves_made: int | None = None  # every move and deal performed, undone ones included
     # Where each face-up card may go now, for one-tap moves: "col.idx:to,to col.idx:to".

@@ -83,6 +83,16 @@ def pile_short(kind: str) -> str:
 
 PILE_WORDS = {"reserve": N_("reserve card"), "cell": N_("free cell")}
 
+# What the play page says when a form's 303 brought the player to it (``?said=<key>``, issue
+# 41: every action's answer is seen): the restart, a new game, the daily deal, a challenge.
+SAID = {
+    "restart": N_("Restarted: the deal is back at its opening layout."),
+    "new": N_("New game: a fresh deal is laid out."),
+    "daily": N_("Today's daily deal: every player gets these same cards today."),
+    "again": N_("This deal again, unranked: your first result stands."),
+    "challenge": N_("The challenge's deal: your game is compared with theirs, move for move."),
+}
+
 
 def pile_word(kind: str) -> str:
     return gettext(PILE_WORDS[kind])
@@ -211,3 +221,40 @@ def describe_change(
         else:
             parts.append(gettext("All {n} runs are complete: you won!").format(n=after.runs_needed))
     return " ".join(p for p in parts if p)
+
+
+def _label(code: str) -> str:
+    """A card's short label, "7♥" (a hint's short form)."""
+    return rank_label(code[0]) + SUIT_SYMBOLS.get(code[1], "")
+
+
+def short_change(
+    before: PublicView | None, after: PublicView, action: str, move: Move | None = None
+) -> str:
+    """What an action did in one short line for the eye (issue 41: every answer is seen and
+    the board never jumps), e.g. "6♠ 1→5 · turned up A♠"; ``describe_change`` says it in
+    full words for screen readers."""
+    parts: list[str] = []
+    if action == "move" and before is not None and move is not None:
+        parts.append(short_move(before, move))
+    elif action == "deal":
+        n = before.stock if before is not None else 3
+        dealt = [_label(c[-1]) for c in after.columns[:n] if c and c[-1]]
+        parts.append(gettext("Dealt: {cards}").format(cards=" ".join(dealt)) if dealt else "")
+    elif action == "undo":
+        parts.append(gettext("Undone"))
+    elif action == "redo":
+        parts.append(gettext("Redone"))
+    if before is not None:
+        if action != "undo":
+            for old, new in zip(before.columns, after.columns, strict=True):
+                old_down, new_down = old.count(None), new.count(None)
+                if old != new and new_down < old_down and len(new) > new_down and new[new_down]:
+                    parts.append(
+                        gettext("turned up {card}").format(card=_label(new[new_down] or ""))
+                    )
+        for suit in after.completed[len(before.completed) :]:
+            parts.append(gettext("{suit} complete").format(suit=SUIT_SYMBOLS.get(suit, suit)))
+    if after.status == "won":
+        parts.append(gettext("You won!"))
+    return " · ".join(p for p in parts if p)

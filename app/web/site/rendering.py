@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlsplit
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -243,11 +244,26 @@ def render_update(
     return _html(render_block(templates.env, "play.html", "update", ctx))
 
 
-def see_other(url: str) -> Response:
-    """The ``303`` a non-htmx form post gets back to the full page."""
+SAID_COOKIE = "scorpion_said"
+
+
+def see_other(url: str, said: str | None = None) -> Response:
+    """The ``303`` a non-htmx form post gets back to the full page. ``said``: what the action
+    did (a key of ``app.web.game.words.SAID``), for that page to show once on its message line
+    (issue 41: every answer is seen): a cookie of that page's path alone, which the page's
+    next full render reads and clears (``forget_said``), so the address stays the page's own
+    and a reload does not say it again."""
     response = RedirectResponse(url, status_code=303)
     response.headers["Vary"] = VARY
+    if said is not None:
+        path = urlsplit(url).path
+        response.set_cookie(SAID_COOKIE, said, max_age=60, path=path, httponly=True, samesite="lax")
     return response
+
+
+def forget_said(response: Response, request: Request) -> None:
+    """Clear the ``said`` cookie a page has shown (``see_other``)."""
+    response.delete_cookie(SAID_COOKIE, path=request.url.path, httponly=True, samesite="lax")
 
 
 # -- contexts ---------------------------------------------------------------------------------
@@ -284,6 +300,7 @@ def board_context(
     hints: list[Move] | None = None,
     error: str | None = None,
     notice: str | None = None,
+    notice_short: str | None = None,
     sel_pile: tuple[str, int] | None = None,
     only: Collection[int] | None = None,
     layout: bool = True,
@@ -311,6 +328,7 @@ def board_context(
     )
     b.error = translate(error) if error else None  # (an engine's or a service's English)
     b.notice = notice
+    b.notice_short = notice_short
     b.assisted = state.assisted
     b.moves_made = state.moves_made
     # A shared deal whose number is hidden is the daily deal (the number shows once the day

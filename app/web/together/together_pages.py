@@ -134,7 +134,7 @@ def daily_play(page: Page, variant: str, again: Annotated[str | None, Form()] = 
         state, _ = daily_service.play_daily(db, player, variant, again=again == "1")
     except ServiceError as exc:
         return error_page(request, csrf_token, 422, N_("Cannot start the daily deal"), exc.message)
-    return see_other(f"/games/{state.id}")
+    return see_other(f"/games/{state.id}", said="again" if again == "1" else "daily")
 
 
 # -- challenges --------------------------------------------------------------------------------
@@ -196,4 +196,4 @@ def challenge_play(page: Page, token: str, again: Annotated[str | None, Form()] 
         state, _ = challenge_service.play_challenge(db, player, token, again=again == "1")
     except NotFound:
         return not_found(request, csrf_token, NO_CHALLENGE)
-    return see_other(f"/games/{state.id}")
+    return see_other(f"/games/{state.id}", said="again" if again == "1" else "challenge")
