@@ -267,8 +267,10 @@ def run(
             workers=workers,
             env={
                 "RATE_LIMITS": "off",
-                # one player holds every stream here: lift the per-player and per-worker caps
+                # one player on one address holds every stream here: lift the per-player,
+                # per-address and per-worker caps
                 "MAX_STREAMS_PER_PLAYER": str(streams),
+                "MAX_STREAMS_PER_ADDRESS": str(streams),
                 "MAX_STREAMS_PER_WORKER": str(streams),
             },
             log_path=log,

@@ -30,6 +30,9 @@ def test_a_device_removed_on_one_server_is_out_on_the_other(
     b = start_server(fresh_db_url, workers=1, RATE_LIMITS="off")
     phone = LivePlayer(a.url)
     game = phone.new_game(2024)
+    # (the stock dealt: the game has started, so the statistics count it)
+    dealt = phone.post(f"/api/games/{game['id']}/deal", {"version": game["version"]})
+    assert dealt.status_code == 200, dealt.text
     (first,) = phone.get("/api/player/devices").json()["devices"]
 
     def removed_laptop() -> tuple[str, str]:

@@ -31,7 +31,7 @@ from app.web.site.rendering import (
     see_other,
 )
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)
 
 
 def review_context(
