@@ -145,6 +145,14 @@ def set_locale(db: Session, player_id: str, locale: str | None) -> PlayerPrefere
     return update_settings(db, player_id, locale=locale)
 
 
+def _check_choice(what: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    """Refuse (``InvalidRequest``) a ``value`` that is given and not one of ``allowed``."""
+    if value is not None and value not in allowed:
+        raise InvalidRequest(
+            f"Unknown {what} {value[:20]!r}: choose one of {', '.join(allowed)}. Nothing changed."
+        )
+
+
 def update_settings(
     db: Session,
     player_id: str,
@@ -169,19 +177,9 @@ def update_settings(
     id until superseded, then are deleted); turning it back on saves the current unfinished
     game of each variant again.
     """
-    if theme is not None and theme not in THEMES:
-        raise InvalidRequest(
-            f"Unknown theme {theme[:20]!r}: choose one of {', '.join(THEMES)}. Nothing changed."
-        )
-    if card_back is not None and card_back not in BACKS:
-        raise InvalidRequest(
-            f"Unknown card back {card_back[:20]!r}: choose one of {', '.join(BACKS)}. "
-            "Nothing changed."
-        )
-    if felt is not None and felt not in FELTS:
-        raise InvalidRequest(
-            f"Unknown felt {felt[:20]!r}: choose one of {', '.join(FELTS)}. Nothing changed."
-        )
+    _check_choice("theme", theme, THEMES)
+    _check_choice("card back", card_back, BACKS)
+    _check_choice("felt", felt, FELTS)
     with counted_tx(db, player_id, "actions"):
         row = ensure_player(db, player_id)
         if save_games is not None and save_games != row.save_games:
@@ -195,20 +193,18 @@ def update_settings(
                 )
                 .values(saved=save_games)
             )
-        if record_stats is not None:
-            row.record_stats = record_stats
-        if four_colour is not None:
-            row.four_colour = four_colour
-        if theme is not None:
-            row.theme = theme
-        if large_cards is not None:
-            row.large_cards = large_cards
-        if card_back is not None:
-            row.card_back = card_back
-        if felt is not None:
-            row.felt = felt
-        if sounds is not None:
-            row.sounds = sounds
+        plain: dict[str, object] = {
+            "record_stats": record_stats,
+            "four_colour": four_colour,
+            "theme": theme,
+            "large_cards": large_cards,
+            "card_back": card_back,
+            "felt": felt,
+            "sounds": sounds,
+        }
+        for column, value in plain.items():
+            if value is not None:
+                setattr(row, column, value)
         if not isinstance(locale, _Keep):
             row.locale = locale
         row.updated_at = utcnow()
