@@ -4,7 +4,7 @@ The CSRF check (``app.web.site.deps``) reads a form's ``csrf_token``: of a multi
 privacy page's data file, up to ``MAX_IMPORT_BYTES``) only up to the end of that field
 (``multipart_token``, with python-multipart's streaming parser, as Starlette's form parser
 uses it), so that a large file after it is never held here; what was read is replayed to the
-app (``body_once``, ``body_then``), then the rest of the body as it arrives.
+app (``body_once``), then the rest of the body as it arrives.
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.types import Message, Receive
 
 
-def body_once(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives the whole ``body`` once, then defers to ``then``."""
+def body_once(body: bytes, then: Receive, *, more_body: bool = False) -> Receive:
+    """A ``receive`` that gives ``body`` once, then defers to ``then``: the whole body, or
+    with ``more_body`` its first part (the rest comes from ``then``)."""
     sent = False
 
     async def receive() -> Message:
         nonlocal sent
         if not sent:
             sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.request", "body": body, "more_body": more_body}
         return await then()
 
     return receive
@@ -111,21 +112,4 @@ async def multipart_token(
             parser.write(chunk)
     except MultipartParseError:
         return None, receive
-    body = b"".join(chunks)
-    if not more:
-        return part.token, body_once(body, receive)
-    return part.token, body_then(body, receive)
-
-
-def body_then(body: bytes, then: Receive) -> Receive:
-    """A ``receive`` that gives ``body`` first (more to come), then defers to ``then``."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": True}
-        return await then()
-
-    return receive
+    return part.token, body_once(b"".join(chunks), receive, more_body=more)
