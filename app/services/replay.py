@@ -1,13 +1,16 @@
 """Replays: the sequence of public views a game went through.
 
 Built from the game's deal and its move log with ``Game.replay`` semantics (one action at a
-time from the opening layout). Only ``PublicView`` objects leave this module: a card that was
-face down at some step is ``None`` in that step's view, as it was on the player's screen.
+time from the opening layout, ``replay_positions``, which the review shares). A replay holds
+only ``PublicView`` objects: a card that was face down at some step is ``None`` in that step's
+view, as it was on the player's screen.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -19,6 +22,8 @@ from .common import read_tx
 from .errors import NotFound
 from .games import action_log, get_game
 from .types import GameState
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +47,22 @@ def replay_game(db: Session, player_id: str, game_id: str) -> Replay:
         ).scalar_one_or_none()
     if deal_text is None:
         raise NotFound()
-    game = Game.new(state.variant, parse_deal(deal_text, state.variant))
-    frames = [game.public_view()]
+    frames, actions = replay_positions(state.variant, deal_text, actions, Game.public_view)
+    return Replay(game=state, frames=frames, actions=actions)
+
+
+def replay_positions(
+    variant: str, deal_text: str, actions: list[Action], keep: Callable[[Game], T]
+) -> tuple[list[T], list[Action]]:
+    """``keep`` of each position 0..n the move log went through from the deal's opening
+    layout, and the actions replayed. A won game's log stops at its win: a log kept before a
+    run left at the open end by another run's removal went with it (it stayed, and was moved
+    away later) holds steps past today's win."""
+    game = Game.new(variant, parse_deal(deal_text, variant))
+    kept = [keep(game)]
     for k, action in enumerate(actions):
         if game.won:
-            # A log kept before a run left at the open end by another run's removal went with
-            # it (it stayed, and was moved away later) holds steps past today's win: stop here.
-            actions = actions[:k]
-            break
+            return kept, actions[:k]
         game.apply(action)
-        frames.append(game.public_view())
-    return Replay(game=state, frames=frames, actions=actions)
+        kept.append(keep(game))
+    return kept, actions

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import GameReview, GameRow, MoveLog, Race, utcnow
 from app.db.session import get_sessionmaker
-from app.engine import Action, Game, PublicView, parse_deal
+from app.engine import Action, Game, PublicView
 from app.engine.solver import decode_line
 
 from . import analysis
@@ -44,6 +44,7 @@ from .days import today
 from .errors import ActionRefused, NotFound
 from .game_core import load_game, logged_action
 from .ratelimit import consume as count_request
+from .replay import replay_positions
 
 log = logging.getLogger("app.review")
 
@@ -114,15 +115,7 @@ def _log(db: Session, game_id: str) -> list[Action]:
 
 def _positions(game: GameRow, actions: list[Action]) -> tuple[list[Game], list[Action]]:
     """The positions 0..n of the log (a won game's log stops at its win)."""
-    g = Game.new(game.variant, parse_deal(game.deal, game.variant))
-    out = [g.copy()]
-    for k, action in enumerate(actions):
-        if g.won:
-            actions = actions[:k]
-            break
-        g.apply(action)
-        out.append(g.copy())
-    return out, actions
+    return replay_positions(game.variant, game.deal, actions, Game.copy)
 
 
 def _stale(row: GameReview) -> bool:
