@@ -13,21 +13,18 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
-from app.engine import pile_move
 from app.i18n import N_
 from app.services import NotFound, ServiceError, review
 from app.services.games import get_game
 from app.web.game.messages import translate
-from app.web.game.view import board_view
-from app.web.game.words import describe_change
 from app.web.site.rendering import (
     Page,
     base_context,
-    base_url,
     error_page,
     is_htmx,
     not_found,
     render,
+    replay_context,
     see_other,
 )
 
@@ -109,33 +106,17 @@ def way_to_win(
         start, frames, line = review.winning_frames(db, player, game_id)
     except NotFound:
         return not_found(request, csrf_token)
-    last = len(frames) - 1
-    step = min(step, last)
-    view = frames[step]
-    b = board_view(
-        game_id=state.id,
-        variant=state.variant,
-        deal_number=state.deal_number,
-        version=state.version,
-        view=view,
-        stuck=False,
-        can_deal=view.stock > 0,
-        started_at=state.started_at,
-        finished_at=state.finished_at,
-        csrf_token=csrf_token,
-        base_url=base_url(request),
+    ctx = replay_context(
+        request,
+        csrf_token,
+        state,
+        frames,
+        line,
+        step=step,
+        play=play,
+        base=f"/games/{game_id}/way",
+        way_from=start,
     )
-    what = ""
-    if step > 0:
-        action = line[step - 1]
-        moved = None
-        if action[0] == "move":
-            piles = (str(action[4]), str(action[5])) if len(action) == 6 else ("column", "column")
-            moved = pile_move(piles[0], int(action[1]), int(action[2]), piles[1], int(action[3]))
-        what = describe_change(frames[step - 1], view, action[0], moved)
-    ctx = base_context(request, csrf_token, "play")
-    ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
-    ctx.update(base=f"/games/{game_id}/way", way_from=start)
     if is_htmx(request):
         return render(request, "replay.html", ctx, block="replay")
     return render(request, "replay.html", ctx)

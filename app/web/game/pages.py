@@ -37,7 +37,7 @@ from app.services.race_panel import race_panel_for_game
 from app.services.replay import replay_game
 from app.web.coach.review_pages import review_context
 from app.web.game.messages import translate
-from app.web.game.view import board_view, kept_prefix, parse_pile_selection, parse_selection
+from app.web.game.view import kept_prefix, parse_pile_selection, parse_selection
 from app.web.game.words import SAID, describe_change, short_change
 from app.web.site.deps import CsrfToken, PlayerId
 from app.web.site.display import known_display, remember_display
@@ -46,7 +46,6 @@ from app.web.site.rendering import (
     Page,
     PageRequest,
     base_context,
-    base_url,
     board_context,
     conflict_page,
     error_page,
@@ -58,6 +57,7 @@ from app.web.site.rendering import (
     refusal_message,
     render,
     render_update,
+    replay_context,
     see_other,
 )
 
@@ -395,44 +395,21 @@ def replay(
         return not_found(request, csrf_token)
     except ServiceError as exc:
         return error_page(request, csrf_token, 422, N_("No replay yet"), exc.message)
-    last = len(rep.frames) - 1
-    step = min(step, last)
-    view = rep.frames[step]
-    b = board_view(
-        game_id=rep.game.id,
-        variant=rep.game.variant,
-        deal_number=rep.game.deal_number,
-        version=rep.game.version,
-        view=view,
-        stuck=False,
-        can_deal=view.stock > 0,
-        started_at=rep.game.started_at,
-        finished_at=rep.game.finished_at,
-        csrf_token=csrf_token,
-        base_url=base_url(request),
+    ctx = replay_context(
+        request,
+        csrf_token,
+        rep.game,
+        rep.frames,
+        rep.actions,
+        step=step,
+        play=play,
+        base=f"/games/{game_id}/replay",
+        way_from=None,
     )
-    what = ""
-    if step > 0:
-        action = rep.actions[step - 1]
-        moved = (
-            pile_move(
-                str(action[4]) if len(action) == 6 else "column",
-                int(action[1]),
-                int(action[2]),
-                str(action[5]) if len(action) == 6 else "column",
-                int(action[3]),
-            )
-            if action[0] == "move"
-            else None
-        )
-        what = describe_change(rep.frames[step - 1], view, action[0], moved)
-    ctx = base_context(request, csrf_token, "play")
-    ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
-    ctx.update(base=f"/games/{game_id}/replay", way_from=None)
     if is_htmx(request):
         return render(request, "replay.html", ctx, block="replay")
     finished = rep.game.status == "won" or rep.game.abandoned
-    ctx.update(review_context(db, player, game_id, finished=finished, step=step))
+    ctx.update(review_context(db, player, game_id, finished=finished, step=ctx["step"]))
     return render(request, "replay.html", ctx)
 
 

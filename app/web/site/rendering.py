@@ -26,13 +26,14 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import i18n
 from app.config import get_settings
 from app.db.session import request_session
-from app.engine import Move
+from app.engine import Action, Move, PublicView, pile_move
 from app.i18n import N_, gettext
 from app.services import Display, GameState
 from app.services.daily import is_daily_game
 from app.services.players import stored_locale
 from app.web.game.messages import translate
 from app.web.game.view import board_view
+from app.web.game.words import describe_change
 from app.web.site.deps import RequestDb, body_pairs, get_csrf_token, get_player_id
 from app.web.site.display import current_display, html_class, known_display
 from app.web.site.security import cookie_secure
@@ -336,6 +337,51 @@ def board_context(
     b.daily = is_daily_game(state)
     ctx = base_context(request, csrf_token, "play") if layout else {}
     ctx["b"] = b
+    return ctx
+
+
+def replay_context(
+    request: Request,
+    csrf_token: str,
+    state: GameState,
+    frames: list[PublicView],
+    actions: list[Action],
+    *,
+    step: int,
+    play: int,
+    base: str,
+    way_from: int | None,
+) -> dict[str, Any]:
+    """The context of ``replay.html`` at ``step`` (at most the last) of ``frames``, a board
+    of ``state`` shown position by position (``frames[k]`` after ``actions[k - 1]``): a
+    game's replay or the review's way to win. ``base``: the address the steps link to."""
+    last = len(frames) - 1
+    step = min(step, last)
+    view = frames[step]
+    b = board_view(
+        game_id=state.id,
+        variant=state.variant,
+        deal_number=state.deal_number,
+        version=state.version,
+        view=view,
+        stuck=False,
+        can_deal=view.stock > 0,
+        started_at=state.started_at,
+        finished_at=state.finished_at,
+        csrf_token=csrf_token,
+        base_url=base_url(request),
+    )
+    what = ""
+    if step > 0:
+        action = actions[step - 1]
+        moved = None
+        if action[0] == "move":
+            piles = (str(action[4]), str(action[5])) if len(action) == 6 else ("column", "column")
+            moved = pile_move(piles[0], int(action[1]), int(action[2]), piles[1], int(action[3]))
+        what = describe_change(frames[step - 1], view, action[0], moved)
+    ctx = base_context(request, csrf_token, "play")
+    ctx.update(b=b, step=step, last=last, playing=bool(play) and step < last, what=what)
+    ctx.update(base=base, way_from=way_from)
     return ctx
 
 
