@@ -79,23 +79,6 @@ def get_settings(db: Session, player_id: str) -> PlayerPreferences:
 
 
 _SETTINGS = cast(Table, PlayerSettings.__table__)
-_SELECT_DISPLAY = select(
-    _SETTINGS.c.four_colour,
-    _SETTINGS.c.theme,
-    _SETTINGS.c.large_cards,
-    _SETTINGS.c.card_back,
-    _SETTINGS.c.felt,
-    _SETTINGS.c.sounds,
-).where(_SETTINGS.c.player_id == bindparam("pid"))
-
-
-def get_display(db: Session | Connection, player_id: str) -> Display:
-    """How the player's pages look (defaults for a player without settings): one primary-key
-    read, a Core statement (every page asks, the play page with its game's read). ``db``: a
-    session (its own short read) or a Core connection (in the caller's transaction)."""
-    return display_of(read_one(db, _SELECT_DISPLAY, {"pid": player_id}))
-
-
 DISPLAY_COLUMNS = (
     _SETTINGS.c.four_colour,
     _SETTINGS.c.theme,
@@ -104,6 +87,14 @@ DISPLAY_COLUMNS = (
     _SETTINGS.c.felt,
     _SETTINGS.c.sounds,
 )
+_SELECT_DISPLAY = select(*DISPLAY_COLUMNS).where(_SETTINGS.c.player_id == bindparam("pid"))
+
+
+def get_display(db: Session | Connection, player_id: str) -> Display:
+    """How the player's pages look (defaults for a player without settings): one primary-key
+    read, a Core statement (every page asks, the play page with its game's read). ``db``: a
+    session (its own short read) or a Core connection (in the caller's transaction)."""
+    return display_of(read_one(db, _SELECT_DISPLAY, {"pid": player_id}))
 
 
 def display_of(found: Mapping[str, Any] | None) -> Display:
