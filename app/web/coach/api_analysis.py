@@ -7,7 +7,7 @@ of actions). The route is async: the solver runs in a separate process
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field, StrictBool, StrictInt
@@ -16,7 +16,6 @@ from app.db.session import SessionDep
 from app.services import analysis
 from app.web.game.api import GameId
 from app.web.game.api_models import (
-    ErrorOut,
     HintMoveOut,
     PileHintOut,
     StrictBody,
@@ -61,14 +60,14 @@ class AnalysisOut(BaseModel):
 
 router = APIRouter(prefix="/api", tags=["api"])
 
-_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **error_responses(403, 404, 409),
-    422: {
-        "model": ErrorOut,
-        "description": 'A malformed body, or a won game ("This game is won and finished"): '
-        "nothing changed.",
+_RESPONSES = error_responses(
+    403,
+    404,
+    409,
+    own={
+        422: 'A malformed body, or a won game ("This game is won and finished"): nothing changed.'
     },
-}
+)
 
 
 @router.post(

@@ -7,7 +7,7 @@ as far as it went. The work itself: ``app.services.review``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.session import SessionDep
 from app.services import review
 from app.web.game.api import GameId
-from app.web.game.api_models import ErrorOut, error_responses
+from app.web.game.api_models import error_responses
 from app.web.site.deps import PlayerId
 
 
@@ -41,14 +41,14 @@ class ReviewOut(BaseModel):
 
 router = APIRouter(prefix="/api", tags=["api"])
 
-_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **error_responses(403, 404),
-    422: {
-        "model": ErrorOut,
-        "description": "The deal is still secret (today's daily deal, or a challenge on it): "
-        "its review waits until the day is over. Nothing changed.",
+_RESPONSES = error_responses(
+    403,
+    404,
+    own={
+        422: "The deal is still secret (today's daily deal, or a challenge on it): "
+        "its review waits until the day is over. Nothing changed."
     },
-}
+)
 
 
 def review_out(status: review.ReviewStatus) -> ReviewOut:

@@ -119,11 +119,12 @@ GAME_ERRORS = {
 
 
 def error_responses(
-    *codes: int, texts: Mapping[int, str] = GAME_ERRORS
+    *codes: int, texts: Mapping[int, str] = GAME_ERRORS, own: Mapping[int, str] | None = None
 ) -> dict[int | str, dict[str, Any]]:
     """A route's documented errors (OpenAPI ``responses``): each code an ``ErrorOut``, described
-    by ``texts``."""
-    return {c: {"model": ErrorOut, "description": texts[c]} for c in codes}
+    by ``texts``, then each code of ``own`` described in the route's own words."""
+    described = {**{c: texts[c] for c in codes}, **(own or {})}
+    return {c: {"model": ErrorOut, "description": text} for c, text in described.items()}
 
 
 class SessionOut(BaseModel):

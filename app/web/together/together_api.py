@@ -27,7 +27,7 @@ from app.services import daily as daily_service
 from app.services import profiles as profile_service
 from app.services.leaderboard import MAX_PAGE, PAGE_SIZE, Board, leaderboard
 from app.services.race_panel import challenge_race_id, daily_race_id
-from app.web.game.api_models import ErrorOut, GameOut, StrictBody, game_out
+from app.web.game.api_models import GameOut, StrictBody, error_responses, game_out
 from app.web.site.deps import PlayerId
 from app.web.site.rendering import base_url
 from app.web.together.race_streams import EventStreamResponse, json_stream
@@ -167,11 +167,16 @@ Variant = Annotated[
     str, Path(description="The variant.", json_schema_extra={"enum": list(ALL_VARIANTS)})
 ]
 Token = Annotated[str, Path(description="The challenge's link token.", max_length=64)]
-_ERR: dict[int | str, dict[str, Any]] = {
-    403: {"model": ErrorOut, "description": "Missing or invalid CSRF token: nothing changed."},
-    404: {"model": ErrorOut, "description": "No such variant, day, game or challenge."},
-    422: {"model": ErrorOut, "description": "Malformed input: nothing changed."},
-}
+_ERR = error_responses(
+    403,
+    404,
+    422,
+    texts={
+        403: "Missing or invalid CSRF token: nothing changed.",
+        404: "No such variant, day, game or challenge.",
+        422: "Malformed input: nothing changed.",
+    },
+)
 _ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
 _STREAM_ERR: dict[int | str, dict[str, Any]] = {
     404: {"description": "No such challenge.", "content": _ERROR_JSON},
