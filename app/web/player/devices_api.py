@@ -186,11 +186,4 @@ async def post_import(
             how_to_confirm="send replace=true to confirm",
         )
     )
-    return ImportedOut(
-        games=summary.games,
-        results=summary.results,
-        race_entries=summary.race_entries,
-        left_out_race_entries=summary.left_out_race_entries,
-        left_out_games=summary.left_out_games,
-        kept_games=summary.kept_games,
-    )
+    return ImportedOut.model_validate(summary, from_attributes=True)
