@@ -7,9 +7,9 @@ and ``templates/partials/review.html``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
 
@@ -19,6 +19,8 @@ from app.services.games import get_game
 from app.web.game.messages import translate
 from app.web.site.rendering import (
     Page,
+    ReplayPlay,
+    ReplayStep,
     base_context,
     error_page,
     is_htmx,
@@ -95,8 +97,8 @@ def get_review(page: Page, game_id: str) -> Response:
 def way_to_win(
     page: Page,
     game_id: str,
-    step: Annotated[int, Query(ge=0, le=100_000)] = 0,
-    play: Annotated[int, Query(ge=0, le=1)] = 0,
+    step: ReplayStep = 0,
+    play: ReplayPlay = 0,
 ) -> Response:
     """ "Show a way to win": the solver's line from the last winnable position of a finished
     game's review, step by step like a replay (public views only)."""

@@ -45,6 +45,8 @@ from app.web.site.rendering import (
     SAID_COOKIE,
     Page,
     PageRequest,
+    ReplayPlay,
+    ReplayStep,
     base_context,
     board_context,
     conflict_page,
@@ -385,8 +387,8 @@ def restart(page: Page, game_id: str) -> Response:
 def replay(
     page: Page,
     game_id: str,
-    step: Annotated[int, Query(ge=0, le=100_000)] = 0,
-    play: Annotated[int, Query(ge=0, le=1)] = 0,
+    step: ReplayStep = 0,
+    play: ReplayPlay = 0,
 ) -> Response:
     request, db, player, csrf_token = page.request, page.db, page.player, page.csrf_token
     try:

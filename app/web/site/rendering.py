@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
@@ -338,6 +338,11 @@ def board_context(
     ctx = base_context(request, csrf_token, "play") if layout else {}
     ctx["b"] = b
     return ctx
+
+
+# The query of a replayed step (``replay.html``'s links): which step, and whether it plays on.
+ReplayStep = Annotated[int, Query(ge=0, le=100_000)]
+ReplayPlay = Annotated[int, Query(ge=0, le=1)]
 
 
 def replay_context(
