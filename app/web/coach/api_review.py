@@ -85,7 +85,7 @@ async def post_review(
 @router.get(
     "/games/{id}/review",
     response_model=ReviewOut,
-    responses=error_responses(404),
+    responses=error_responses(404, 422),
     summary="The review of the game, as far as it went",
     description="Every position decided so far with its verdict; 404 for a game without a "
     "review (ask for one with POST) or another player's game.",
