@@ -34,8 +34,8 @@ run: $(PY)
 # process with the async tests). Any non-zero pytest exit fails the target, 5 ("no tests
 # collected") included.
 # Each call spreads its tests over TEST_WORKERS processes (pytest-xdist; each process makes its
-# own databases, servers on free ports and browser): here about 6 min instead of 13-15 for the
-# first call, 3.5 instead of 6.5 for the browser tests. TEST_WORKERS=1 runs them one by one.
+# own databases, servers on free ports and browser): here about 7 min instead of 13-15 for the
+# first call, 5 for the browser tests. TEST_WORKERS=1 runs them one by one.
 TEST_WORKERS ?= 2
 test: $(PY)
 	PYTHON=$(PYTHON) sh scripts/ensure-system-deps.sh test instr
