@@ -124,10 +124,16 @@ def insert_ignore(db: Session, model: type[object], **values: Any) -> None:
     db.execute(insert(model).values(**values).on_conflict_do_nothing())
 
 
+def keyed_hash(purpose: str, value: str, settings: Settings | None = None) -> str:
+    """A value kept or counted only as its keyed hash: HMAC-SHA256 with ``SECRET_KEY`` of
+    ``purpose:value`` (the purpose keeps two uses of one value from ever sharing a hash)."""
+    key = (settings or get_settings()).secret_key.encode()
+    return hmac.new(key, f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()
+
+
 def tombstone_key(player_id: str) -> str:
-    """The keyed hash kept of a deleted player id (HMAC-SHA256 with ``SECRET_KEY``)."""
-    key = get_settings().secret_key.encode()
-    return hmac.new(key, b"deleted-player:" + player_id.encode(), hashlib.sha256).hexdigest()
+    """The keyed hash kept of a deleted player id."""
+    return keyed_hash("deleted-player", player_id)
 
 
 def is_tombstoned(db: Session, player_id: str) -> bool:

@@ -36,8 +36,6 @@ id.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import threading
 import time
@@ -68,6 +66,7 @@ from .common import (
     current_device,
     ensure_player,
     insert_ignore,
+    keyed_hash,
     write_tx,
 )
 from .device_names import UNKNOWN, device_name
@@ -143,9 +142,7 @@ def forget(player_id: str, device_id: str | None = None) -> None:
 def removal_key(player_id: str, device_id: str, settings: Settings | None = None) -> str:
     """The keyed hash (HMAC-SHA256 with ``SECRET_KEY``) kept of a removed device, in
     ``deleted_players`` beside the deleted players' (another message: never the same hash)."""
-    key = (settings or get_settings()).secret_key.encode()
-    message = b"removed-device:" + player_id.encode() + b":" + device_id.encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return keyed_hash("removed-device", f"{player_id}:{device_id}", settings)
 
 
 def _was_removed(conn: Connection | Session, player_id: str, device_id: str) -> bool:
@@ -166,16 +163,19 @@ def _stands_in(conn: Connection | Session, player_id: str, device_id: str) -> bo
     return row[1] is not None
 
 
-def require_standing(db: Session, player_id: str) -> None:
-    """Inside a write (or read) transaction of the request's player: ``DeviceRemoved`` if the
-    request's device (``current_device``) no longer reaches the player, whatever this
-    process's cache says (another worker removed it a moment ago). Outside a request
-    (scripts, tests of services): nothing to check."""
-    device = current_device.get()
-    if device is None:
-        return
-    if not _stands_in(db, player_id, device[0]):
-        forget(player_id, device[0])
+def require_standing(db: Session, player_id: str, device_id: str | None = None) -> None:
+    """Inside a write (or read) transaction of the request's player: ``DeviceRemoved`` if
+    ``device_id`` (default: the request's device, ``current_device``) no longer reaches the
+    player, whatever this process's cache says (another worker removed it a moment ago).
+    Outside a request (scripts, tests of services) and without ``device_id``: nothing to
+    check."""
+    if device_id is None:
+        device = current_device.get()
+        if device is None:
+            return
+        device_id = device[0]
+    if not _stands_in(db, player_id, device_id):
+        forget(player_id, device_id)
         raise DeviceRemoved()
 
 
@@ -268,9 +268,8 @@ def remove_device(db: Session, player_id: str, device_id: str, *, by: str | None
     device not the player's, ``DeviceRemoved`` when ``by`` itself was removed meanwhile.
     Without ``by`` (outside a request): any device."""
     with counted_tx(db, player_id, "actions"):  # (a refusal commits the count alone)
-        if by is not None and not _stands_in(db, player_id, by):
-            forget(player_id, by)
-            raise DeviceRemoved()
+        if by is not None:
+            require_standing(db, player_id, by)
         wanted = [device_id] if by is None else [device_id, by]
         linked = {
             str(r[0]): (r[1], str(r[0]))
@@ -334,8 +333,7 @@ def normalise_code(value: object) -> str | None:
 
 
 def code_hash(code: str, settings: Settings | None = None) -> str:
-    key = (settings or get_settings()).secret_key.encode()
-    return hmac.new(key, b"link-code:" + code.encode(), hashlib.sha256).hexdigest()
+    return keyed_hash("link-code", code, settings)
 
 
 _PLAYER_COUNT = window_upsert("rate_limits", "player_id", "VALUES (:key, :scope, :window_start, 1)")
@@ -347,8 +345,7 @@ _ADDRESS_COUNT = window_upsert(
 def _tries_key(player_id: str, settings: Settings) -> str:
     """The key a player's link tries are counted under in ``address_counters`` (a keyed
     hash: the browser trying may have no player row, which ``rate_limits`` needs)."""
-    key = settings.secret_key.encode()
-    return hmac.new(key, b"link-tries:" + player_id.encode(), hashlib.sha256).hexdigest()
+    return keyed_hash("link-tries", player_id, settings)
 
 
 # The refusals past a limit, formatted with the limit, the window's minutes and the wait.
