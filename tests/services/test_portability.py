@@ -321,6 +321,24 @@ def test_an_import_never_brings_a_ranked_daily_game_back(
     assert daily_games == 1
 
 
+def test_a_game_still_here_is_not_rewound_by_an_earlier_file(db: Session, engine: Engine) -> None:
+    """Any game, not only a race's: the file's older copy of a game the player still has does
+    not bring it back to an earlier version, unassisted (docs/api.md, "Devices and your data")."""
+    player = new_player()
+    game = services.create_game(db, player, "scorpion", deal=WIN_DEAL)
+    raw = export_player_data(db, player)  # version 1, unassisted, no move made
+    services.act(db, player, game.id, WIN_LINE[0])
+    analysis.mark_assisted(db, player, game.id)
+    before = game_row(engine, game.id)
+    assert before[1:3] == (1, True)
+
+    summary = import_player_data(db, player, raw, confirmed=True)
+    assert game_row(engine, game.id) == before
+    assert summary.kept_games == 1 and summary.games == 0
+    assert services.action_log(db, player, game.id) == list(WIN_LINE[:1])
+    assert [g.id for g in services.saved_games(db, player)] == [game.id]
+
+
 def test_one_file_in_a_dozen_cookies_gives_no_ranked_entry(
     db: Session, engine: Engine, day: date, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -69,8 +69,12 @@ def import_player_data(
     with write_tx(db):
         prefs = ensure_player(db, player_id)
         require_standing(db, player_id)
-        _clear(db, player_id, _race_games(db, player_id))
-        return _write(db, player_id, prefs, checked, settings)
+        # The rule (docs/api.md, "Devices and your data"): a game of the file that the player
+        # still has here stays as it is here (its assisted mark, moves made and version only
+        # grow), as do the games of the player's races.
+        here = _mine(db, player_id, [g.fields.id for g in checked.games])
+        _clear(db, player_id, here | _race_games(db, player_id))
+        return _write(db, player_id, prefs, checked, settings, here)
 
 
 def _race_games(db: Session, player_id: str) -> set[str]:
@@ -137,8 +141,14 @@ def _insert_many(conn: Connection, model: type[Base], rows: list[dict[str, Any]]
 
 
 def _write(
-    db: Session, player_id: str, prefs: PlayerSettings, checked: Checked, settings: Settings
+    db: Session,
+    player_id: str,
+    prefs: PlayerSettings,
+    checked: Checked,
+    settings: Settings,
+    here: set[str],
 ) -> ImportSummary:
+    """The file's rows written (``here``: the file's games the player still has, kept)."""
     now = utcnow()
     document = checked.document
     if document.settings is not None:
@@ -147,11 +157,8 @@ def _write(
         prefs.updated_at = now
     if document.profile is not None:
         db.add(PlayerProfile(player_id=player_id, updated_at=now, **document.profile.model_dump()))
-    # The rule (docs/api.md, "Devices and your data"): a game of the file that the player
-    # still has here stays as it is here (its assisted mark, moves made and version only
-    # grow); a game attached to a race still open is left out; every other game gets a
+    # A game attached to a race still open is left out; every other game not ``here`` gets a
     # fresh id.
-    here = _mine(db, player_id, [g.fields.id for g in checked.games])
     races = {r.race_id for r in document.race_entries} | {
         g.fields.race_id for g in checked.games if g.fields.race_id
     }
