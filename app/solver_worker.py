@@ -14,7 +14,7 @@ import os
 import threading
 import time
 
-from app.engine import Action, Game
+from app.engine import Game
 from app.engine.solver import analyse, core
 
 # The compiled search's table in a solver process of the app: at most 2^24 slots (256 MiB,
@@ -25,29 +25,13 @@ core.MAX_TABLE_ENTRIES = 1 << 24
 # Below this much time left, a question is answered "unknown" without starting the search.
 MIN_SEARCH_SECONDS = 0.005
 
-WorkerAnswer = tuple[str, Action | None, float]
-"""(verdict ``"win"`` | ``"loss"`` | ``"unknown"``, first action of a winning line or None,
-seconds the search took)."""
-
-
-def analyse_snapshot(snapshot: str, deadline: float) -> WorkerAnswer:
-    """Decide the game ``snapshot`` before ``deadline`` (``time.time()`` seconds).
-
-    A question that waited in the queue past its deadline is answered ``"unknown"`` at once.
-    """
-    remaining = deadline - time.time()
-    if remaining < MIN_SEARCH_SECONDS:
-        return ("unknown", None, 0.0)
-    game = Game.from_snapshot(snapshot)
-    result = analyse(game, budget_seconds=remaining)
-    first = result.first_action if result.verdict == "win" else None
-    return (result.verdict, first, result.seconds)
-
 
 def analyse_snapshot_line(snapshot: str, deadline: float) -> tuple[str, str | None, float]:
-    """As ``analyse_snapshot``, but a win comes with its whole verified line (compact text,
-    ``encode_line``), which the web process keeps server side (issue 40: the hints follow it)
-    and never sends to a client."""
+    """Decide the game ``snapshot`` before ``deadline`` (``time.time()`` seconds): (verdict
+    ``"win"`` | ``"loss"`` | ``"unknown"``, a win's whole verified line or None, seconds the
+    search took). The line (compact text, ``encode_line``) is kept by the web process server
+    side (issue 40: the hints follow it) and never sent to a client. A question that waited
+    past its deadline is answered ``"unknown"`` at once."""
     from app.engine.solver import encode_line
 
     remaining = deadline - time.time()
