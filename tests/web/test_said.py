@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 from tests.support.deals import WIN_DEAL
-from tests.support.html_client import Browser
+from tests.support.html_client import Browser, csrf_of
 
 
 @pytest.fixture()
@@ -47,3 +48,16 @@ def test_said_in_chinese_and_not_over_a_hint(browser: Browser) -> None:
     again = browser.post(f"/games/{gid}/restart").headers["location"]
     page = browser.get(again, headers={"Accept-Language": "zh-CN"}).text
     assert "已重新开始" in message_of(page)
+
+
+def test_the_said_cookie_is_secure_where_the_player_cookie_is(app: FastAPI) -> None:
+    for base, secure in (("https://testserver", True), ("http://testserver", False)):
+        http = TestClient(app, base_url=base)
+        first = http.get("/")
+        (player,) = first.headers.get_list("set-cookie")
+        assert ("; secure" in player.lower()) is secure, player
+        form = {"csrf_token": csrf_of(first.text), "variant": "scorpion", "deal": WIN_DEAL}
+        r = http.post("/games", data=form, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        (said,) = [c for c in r.headers.get_list("set-cookie") if c.startswith("scorpion_said=")]
+        assert ("; secure" in said.lower()) is secure, said

@@ -61,6 +61,7 @@ from app.web.site.rendering import (
     render_update,
     replay_context,
     see_other,
+    see_other_saying,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -136,7 +137,7 @@ def new_game(
             },
             status_code=422,
         )
-    return see_other(f"/games/{state.id}", said="new")
+    return see_other_saying(request, f"/games/{state.id}", "new")
 
 
 @router.get("/deal/{number}", response_class=HTMLResponse)
@@ -380,7 +381,7 @@ def restart(page: Page, game_id: str) -> Response:
         state = services.restart(db, player, game_id)
     except NotFound:
         return not_found(request, csrf_token)
-    return see_other(f"/games/{state.id}", said="restart")
+    return see_other_saying(request, f"/games/{state.id}", "restart")
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse)

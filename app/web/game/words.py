@@ -83,7 +83,7 @@ def pile_short(kind: str) -> str:
 
 PILE_WORDS = {"reserve": N_("reserve card"), "cell": N_("free cell")}
 
-# What the play page says when a form's 303 brought the player to it (``?said=<key>``, issue
+# What the play page says when a form's 303 brought the player to it (``see_other_saying``, issue
 # 41: every action's answer is seen): the restart, a new game, the daily deal, a challenge.
 SAID = {
     "restart": N_("Restarted: the deal is back at its opening layout."),

@@ -248,17 +248,30 @@ def render_update(
 SAID_COOKIE = "scorpion_said"
 
 
-def see_other(url: str, said: str | None = None) -> Response:
-    """The ``303`` a non-htmx form post gets back to the full page. ``said``: what the action
-    did (a key of ``app.web.game.words.SAID``), for that page to show once on its message line
-    (issue 41: every answer is seen): a cookie of that page's path alone, which the page's
-    next full render reads and clears (``forget_said``), so the address stays the page's own
-    and a reload does not say it again."""
+def see_other(url: str) -> Response:
+    """The ``303`` a non-htmx form post gets back to the full page."""
     response = RedirectResponse(url, status_code=303)
     response.headers["Vary"] = VARY
-    if said is not None:
-        path = urlsplit(url).path
-        response.set_cookie(SAID_COOKIE, said, max_age=60, path=path, httponly=True, samesite="lax")
+    return response
+
+
+def see_other_saying(request: Request, url: str, said: str) -> Response:
+    """``see_other``, with what the action did (``said``: a key of
+    ``app.web.game.words.SAID``) for that page to show once on its message line (issue 41:
+    every answer is seen): a cookie of that page's path alone (``Secure`` where the player
+    cookie is), which the page's next full render reads and clears (``forget_said``), so the
+    address stays the page's own and a reload does not say it again."""
+    response = see_other(url)
+    settings = get_settings()
+    response.set_cookie(
+        SAID_COOKIE,
+        said,
+        max_age=60,
+        path=urlsplit(url).path,
+        httponly=True,
+        samesite="lax",
+        secure=cookie_secure(request, settings.cookie_secure, settings.trusted_proxies),
+    )
     return response
 
 

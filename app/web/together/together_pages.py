@@ -32,6 +32,7 @@ from app.web.site.rendering import (
     not_found,
     render,
     see_other,
+    see_other_saying,
 )
 from app.web.site.templating import static_url
 from app.web.together.race_streams import html_stream
@@ -134,7 +135,7 @@ def daily_play(page: Page, variant: str, again: Annotated[str | None, Form()] = 
         state, _ = daily_service.play_daily(db, player, variant, again=again == "1")
     except ServiceError as exc:
         return error_page(request, csrf_token, 422, N_("Cannot start the daily deal"), exc.message)
-    return see_other(f"/games/{state.id}", said="again" if again == "1" else "daily")
+    return see_other_saying(request, f"/games/{state.id}", "again" if again == "1" else "daily")
 
 
 # -- challenges --------------------------------------------------------------------------------
@@ -196,4 +197,4 @@ def challenge_play(page: Page, token: str, again: Annotated[str | None, Form()] 
         state, _ = challenge_service.play_challenge(db, player, token, again=again == "1")
     except NotFound:
         return not_found(request, csrf_token, NO_CHALLENGE)
-    return see_other(f"/games/{state.id}", said="again" if again == "1" else "challenge")
+    return see_other_saying(request, f"/games/{state.id}", "again" if again == "1" else "challenge")
