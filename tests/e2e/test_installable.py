@@ -38,10 +38,16 @@ def worker_active(page: Page) -> str:
     """Wait for the service worker to be active and to control the page; its script URL."""
     url = page.evaluate(
         """async () => {
-             const reg = await navigator.serviceWorker.ready;
+             // (page.evaluate has no timeout: a worker whose install failed never gets ready,
+             // so the wait gives up after 15 s and says so instead of hanging the run)
+             const late = new Promise(done => setTimeout(() => done(null), 15000));
+             const reg = await Promise.race([navigator.serviceWorker.ready, late]);
+             if (reg === null) return 'no active worker after 15 s';
              if (!navigator.serviceWorker.controller) {
-               await new Promise(done =>
+               const claimed = new Promise(done =>
                  navigator.serviceWorker.addEventListener('controllerchange', done, {once: true}));
+               if (await Promise.race([claimed.then(() => true), late]) === null)
+                 return 'the worker did not control the page after 15 s';
              }
              return reg.active.state === 'activated' ? reg.active.scriptURL : reg.active.state;
            }"""
